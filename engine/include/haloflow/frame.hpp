@@ -1,0 +1,82 @@
+#pragma once
+//! \file
+//! \brief An executable frame: a validated plan bound to one executor, launched every step and
+//! patched only through typed kernel-parameter updates.
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <typeinfo>
+
+#include "haloflow/plan.hpp"
+
+struct CUstream_st;  // cudaStream_t is CUstream_st*; declared here so this header needs no CUDA
+
+namespace haloflow {
+
+//! \brief How a frame runs.
+enum class ExecutorKind {
+  graph,    //!< the product: a cudaGraph with per-node priorities, patched and relaunched
+  streams,  //!< two streams at the device's highest and lowest priority, joined by events
+  serial,   //!< one stream, nodes in topological order
+  host,     //!< the CPU, nodes in topological order, kernels through their host twins
+};
+
+[[nodiscard]] std::string_view to_string(ExecutorKind kind);
+//! \brief Parses "graph", "streams", "serial" or "host".
+[[nodiscard]] std::optional<ExecutorKind> executor_from_string(std::string_view text);
+
+class Executor;
+
+//! \brief A plan lowered for one executor. Move-only; the plan is owned and cannot change shape.
+class Frame {
+ public:
+  //! \brief Validates `plan` and builds the executor (for `graph`: lowers, instantiates with
+  //! node priorities, uploads). \throws Error for an invalid plan, a kernel the executor cannot
+  //! run, or a failed CUDA call (naming the node).
+  Frame(FramePlan plan, ExecutorKind kind);
+  ~Frame();
+  Frame(Frame&&) noexcept;
+  Frame& operator=(Frame&&) noexcept;
+  Frame(const Frame&) = delete;
+  Frame& operator=(const Frame&) = delete;
+
+  //! \brief Sets new parameter values for one kernel node; they take effect at the next launch.
+  //! Checked at compile time against the node's parameter list; never re-instantiates.
+  //! \throws Error naming the node if it is not a kernel of this frame with these parameters,
+  //! or if the executor refuses the update.
+  template <class... Params, class... Args>
+  requires(sizeof...(Params) == sizeof...(Args) &&
+           (converts_exactly<Args, Params> && ...)) void update(const KernelNode<Params...>& node,
+                                                                Args&&... args) {
+    const std::size_t index = locate(node.index, node.name, typeid(std::tuple<Params...>));
+    kernel_args(index).template values<Params...>() =
+        std::tuple<Params...>{Params{std::forward<Args>(args)}...};
+    patched(index);
+  }
+
+  //! \brief Issues one frame on the executor's own stream (the host executor runs it now).
+  void launch();
+  //! \brief Issues one frame on `stream`, after the work already queued there.
+  void launch(CUstream_st* stream);
+  //! \brief Waits for the last launch. \throws Error for a failed launch or host node.
+  void wait();
+  //! \brief `launch()` then `wait()`.
+  void run();
+
+  [[nodiscard]] const FramePlan& plan() const;
+  [[nodiscard]] ExecutorKind executor() const;
+  //! \brief The executor, for inspection by tests and tools (e.g. the lowered cudaGraph).
+  [[nodiscard]] Executor& implementation();
+
+ private:
+  [[nodiscard]] std::size_t locate(std::size_t index, std::string_view name,
+                                   const std::type_info& params) const;
+  [[nodiscard]] KernelArgs& kernel_args(std::size_t index);
+  void patched(std::size_t index);
+
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace haloflow

@@ -1,0 +1,57 @@
+#pragma once
+//! \file
+//! \brief Kernels written once as a per-cell operation, launched on the GPU by thin `__global__`
+//! wrappers and on the CPU by a loop, so the host executor can run the same frame.
+//!
+//! An operation is a type with `static HALOFLOW_HD void apply(std::size_t cell, Params...)`.
+//! Include from `.cu` files only: taking a `__global__` address needs nvcc.
+
+#include <cstddef>
+
+#include "haloflow/kernel.hpp"
+
+#if defined(__CUDACC__)
+#define HALOFLOW_HD __host__ __device__
+#else
+#define HALOFLOW_HD
+#endif
+
+namespace haloflow {
+
+//! One thread per cell: many short blocks, so higher-priority blocks find room as they retire
+//! (the shape the bulk interior kernel wants).
+template <class Op, class... Params>
+__global__ void one_thread_per_cell(std::size_t cells, Params... params) {
+  const std::size_t cell = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (cell < cells) Op::apply(cell, params...);
+}
+
+//! A fixed grid striding over the cells: few blocks, so communication kernels occupy little.
+template <class Op, class... Params>
+__global__ void grid_stride_cells(std::size_t cells, Params... params) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t cell = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       cell < cells; cell += stride) {
+    Op::apply(cell, params...);
+  }
+}
+
+//! The CPU twin of both wrappers: the launch shape does not change which cells are visited.
+template <class Op, class... Params>
+void cells_on_host(const LaunchShape& /*shape*/, std::size_t cells, Params... params) {
+  for (std::size_t cell = 0; cell < cells; ++cell) Op::apply(cell, params...);
+}
+
+//! \brief `Op` as a kernel with one thread per cell, runnable by every executor.
+template <class Op, class... Params>
+KernelRef<std::size_t, Params...> per_cell_kernel(const char* label) {
+  return {&one_thread_per_cell<Op, Params...>, &cells_on_host<Op, Params...>, label};
+}
+
+//! \brief `Op` as a grid-stride kernel, runnable by every executor.
+template <class Op, class... Params>
+KernelRef<std::size_t, Params...> grid_stride_kernel(const char* label) {
+  return {&grid_stride_cells<Op, Params...>, &cells_on_host<Op, Params...>, label};
+}
+
+}  // namespace haloflow

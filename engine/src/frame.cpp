@@ -1,0 +1,155 @@
+#include "haloflow/frame.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <utility>
+
+#include "executor.hpp"
+#include "haloflow/error.hpp"
+
+namespace haloflow {
+
+namespace {
+constexpr std::array kExecutorNames{
+    std::pair{ExecutorKind::graph, "graph"}, std::pair{ExecutorKind::streams, "streams"},
+    std::pair{ExecutorKind::serial, "serial"}, std::pair{ExecutorKind::host, "host"}};
+}  // namespace
+
+std::string_view to_string(ExecutorKind kind) {
+  for (const auto& [each, name] : kExecutorNames) {
+    if (each == kind) return name;
+  }
+  return "unknown";
+}
+
+std::optional<ExecutorKind> executor_from_string(std::string_view text) {
+  for (const auto& [each, name] : kExecutorNames) {
+    if (text == name) return each;
+  }
+  return std::nullopt;
+}
+
+void HostNodeFailures::record(const std::string& node, const std::string& what) noexcept {
+  try {
+    const std::lock_guard lock(mutex_);
+    if (first_.empty()) first_ = fmt::format("host node '{}' failed: {}", node, what);
+  } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory while reporting; nothing left
+  }
+}
+
+void HostNodeFailures::rethrow() {
+  std::string message;
+  {
+    const std::lock_guard lock(mutex_);
+    message.swap(first_);
+  }
+  if (!message.empty()) throw Error(message);
+}
+
+void HostCallback::invoke(void* data) noexcept {
+  auto* callback = static_cast<HostCallback*>(data);
+  try {
+    (*callback->run)();
+  } catch (const std::exception& error) {
+    callback->failures->record(*callback->node, error.what());
+  } catch (...) {
+    callback->failures->record(*callback->node, "an exception that is not a std::exception");
+  }
+}
+
+struct Frame::State {
+  State(FramePlan p, ExecutorKind k) : plan(std::move(p)), kind(k) {}
+  FramePlan plan;
+  ExecutorKind kind;
+  HostNodeFailures failures;
+  std::unique_ptr<Executor> executor;  // declared last: destroyed first, while the plan lives
+};
+
+Frame::Frame(FramePlan plan, ExecutorKind kind)
+    : state_(std::make_unique<State>(std::move(plan), kind)) {
+  state_->plan.validate();
+  switch (kind) {
+    case ExecutorKind::graph:
+      state_->executor = make_graph_executor(state_->plan, state_->failures);
+      break;
+    case ExecutorKind::streams:
+      state_->executor = make_stream_executor(state_->plan, 2, state_->failures);
+      break;
+    case ExecutorKind::serial:
+      state_->executor = make_stream_executor(state_->plan, 1, state_->failures);
+      break;
+    case ExecutorKind::host:
+      state_->executor = make_host_executor(state_->plan);
+      break;
+  }
+}
+
+Frame::~Frame() = default;
+Frame::Frame(Frame&&) noexcept = default;
+Frame& Frame::operator=(Frame&&) noexcept = default;
+
+std::size_t Frame::locate(std::size_t index, std::string_view name,
+                          const std::type_info& params) const {
+  const FramePlan& plan = state_->plan;
+  // The handle's index is right unless it came from another plan (e.g. a lane subset).
+  std::optional<std::size_t> found = index;
+  if (index >= plan.nodes().size() || plan.node(index).name() != name) found = plan.find(name);
+  if (!found) {
+    throw Error(fmt::format("update of kernel node '{}': frame '{}' has no node of that name", name,
+                            plan.name()));
+  }
+  const auto* kernel = std::get_if<KernelWork>(&plan.node(*found).work);
+  if (kernel == nullptr) {
+    throw Error(fmt::format(
+        "update of kernel node '{}' in frame '{}': that node is not a kernel (kind: {})", name,
+        plan.name(), to_string(plan.node(*found).kind())));
+  }
+  if (!kernel->args.holds(params)) {
+    throw Error(fmt::format(
+        "update of kernel node '{}' in frame '{}': the handle's parameter list does not match "
+        "the node's kernel '{}'",
+        name, plan.name(), kernel->label));
+  }
+  return *found;
+}
+
+KernelArgs& Frame::kernel_args(std::size_t index) {
+  return std::get<KernelWork>(state_->plan.node(index).work).args;
+}
+
+void Frame::patched(std::size_t index) {
+  state_->executor->kernel_args_changed(index);
+}
+
+void Frame::launch() {
+  state_->executor->launch(nullptr);
+}
+
+void Frame::launch(CUstream_st* stream) {
+  state_->executor->launch(stream);
+}
+
+void Frame::wait() {
+  state_->executor->wait();
+  state_->failures.rethrow();
+}
+
+void Frame::run() {
+  launch();
+  wait();
+}
+
+const FramePlan& Frame::plan() const {
+  return state_->plan;
+}
+
+ExecutorKind Frame::executor() const {
+  return state_->kind;
+}
+
+Executor& Frame::implementation() {
+  return *state_->executor;
+}
+
+}  // namespace haloflow

@@ -1,0 +1,42 @@
+#include "haloflow/per_cell.cuh"
+#include "test_kernels.hpp"
+
+namespace haloflow::testing {
+namespace {
+
+struct WriteIndex {
+  static HALOFLOW_HD void apply(std::size_t i, int* data) { data[i] = static_cast<int>(i); }
+};
+struct AddTen {
+  static HALOFLOW_HD void apply(std::size_t i, int* data) { data[i] += 10; }
+};
+struct LongAdd {
+  static HALOFLOW_HD void apply(std::size_t i, const float* in, float* out) {
+    float value = in[i];
+    for (int k = 0; k < 2000; ++k) value += 1.0F;
+    out[i] = value;
+  }
+};
+struct Fill {
+  static HALOFLOW_HD void apply(std::size_t i, double* data, double value) { data[i] = value; }
+};
+
+}  // namespace
+
+KernelRef<std::size_t, int*> write_index() {
+  return per_cell_kernel<WriteIndex, int*>("write_index");
+}
+KernelRef<std::size_t, int*> add_ten() {
+  return per_cell_kernel<AddTen, int*>("add_ten");
+}
+KernelRef<std::size_t, const float*, float*> long_add() {
+  return per_cell_kernel<LongAdd, const float*, float*>("long_add");
+}
+KernelRef<std::size_t, double*, double> fill() {
+  return per_cell_kernel<Fill, double*, double>("fill");
+}
+KernelRef<std::size_t, double*, double> fill_device_only() {
+  return {&one_thread_per_cell<Fill, double*, double>, nullptr, "fill_device_only"};
+}
+
+}  // namespace haloflow::testing
