@@ -55,7 +55,8 @@ struct ExecutorReport {
   double interior_us = 0;       // median, bulk lane alone
   double communication_us = 0;  // median, communication lane alone
   double hidden = 0;            // fraction of the shorter branch hidden, in [0, 1]
-  double patch_launch_us = 0;   // median host time for the patches and the launch call
+  double patch_us = 0;          // median host time of the step's two kernel patches
+  double launch_us = 0;         // median host time of the launch call
   double max_error = 0;         // largest |result - host reference| over sampled cells
 };
 
