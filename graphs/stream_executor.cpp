@@ -1,13 +1,17 @@
 // The streams executor (the seed answer: bulk work on the lowest-priority stream,
 // communication on the highest, events for edges that cross between them) and, with one
-// lane, the serial executor (one stream, topological order).
+// lane, the serial executor (one stream, topological order). Plain host nodes go through
+// cudaLaunchHostFunc; split-phase host nodes (the MPI exchange) run on the launching thread:
+// post once their dependencies are done, finish just before the first node that needs them.
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "cuda_owners.hpp"
 #include "executor.hpp"
+#include "haloflow/error.hpp"
 
 namespace haloflow {
 namespace {
@@ -47,10 +51,18 @@ class StreamExecutor final : public Executor {
       }
     }
     callbacks_.reserve(plan.nodes().size());
-    for (const Node& node : plan.nodes()) {
+    ready_.resize(plan.nodes().size());
+    for (std::size_t i = 0; i < plan.nodes().size(); ++i) {
+      const Node& node = plan.node(i);
       const auto* host = std::get_if<HostWork>(&node.work);
       callbacks_.push_back(host ? HostCallback{&host->run, &node.name(), &failures}
                                 : HostCallback{});
+      if (host != nullptr && host->split_phase()) {
+        ready_[i] = detail::make_ordering_event(fmt::format("'{}' ready", node.name()));
+        if (!done_[i]) {  // its dependents issue after finish() anyway; the event keeps it uniform
+          done_[i] = detail::make_ordering_event(fmt::format("'{}' done", node.name()));
+        }
+      }
     }
   }
 
@@ -61,7 +73,9 @@ class StreamExecutor final : public Executor {
     for (const Stream& lane : streams_) {
       HALOFLOW_CUDA(cudaStreamWaitEvent(lane.get(), fork_.get(), 0), lane.name());
     }
+    pending_.clear();
     for (const std::size_t index : order_) issue(index);
+    while (!pending_.empty()) finish_pending(pending_.front());
     for (std::size_t lane = 0; lane < streams_.size(); ++lane) {
       HALOFLOW_CUDA(cudaEventRecord(joins_[lane].get(), streams_[lane].get()), frame);
       HALOFLOW_CUDA(cudaStreamWaitEvent(launched_on_, joins_[lane].get(), 0), frame);
@@ -75,9 +89,29 @@ class StreamExecutor final : public Executor {
   void kernel_args_changed(std::size_t /*node*/) override {}  // launches read the plan's values
 
  private:
+  // Runs a split-phase node's finish() and marks it done on its stream.
+  void finish_pending(std::size_t index) {
+    const Node& node = plan_.node(index);
+    pending_.erase(std::find(pending_.begin(), pending_.end(), index));
+    call_host_phase(node, std::get<HostWork>(node.work).finish);
+    HALOFLOW_CUDA(cudaEventRecord(done_[index].get(), streams_[lane_of_[index]].get()),
+                  node.name());
+  }
+
+  static void call_host_phase(const Node& node, const std::function<void()>& phase) {
+    try {
+      phase();
+    } catch (const std::exception& error) {
+      throw Error(fmt::format("host node '{}' failed: {}", node.name(), error.what()));
+    }
+  }
+
   void issue(std::size_t index) {
     const Node& node = plan_.node(index);
     cudaStream_t stream = streams_[lane_of_[index]].get();
+    for (const std::size_t d : dependencies_[index]) {
+      if (std::find(pending_.begin(), pending_.end(), d) != pending_.end()) finish_pending(d);
+    }
     for (const std::size_t d : dependencies_[index]) {
       if (lane_of_[d] != lane_of_[index]) {
         HALOFLOW_CUDA(cudaStreamWaitEvent(stream, done_[d].get(), 0), node.name());
@@ -94,7 +128,15 @@ class StreamExecutor final : public Executor {
       HALOFLOW_CUDA(cudaMemcpyAsync(copy->destination.data, copy->source.data, copy->bytes,
                                     detail::to_cuda(*copy->kind()), stream),
                     node.name());
-    } else if (node.kind() == NodeKind::host) {
+    } else if (const auto* host = std::get_if<HostWork>(&node.work)) {
+      if (host->split_phase()) {
+        // Wait only for this stream's work so far (pack, download); the bulk stream runs on.
+        HALOFLOW_CUDA(cudaEventRecord(ready_[index].get(), stream), node.name());
+        HALOFLOW_CUDA(cudaEventSynchronize(ready_[index].get()), node.name());
+        call_host_phase(node, host->post);
+        pending_.push_back(index);
+        return;  // done_ is recorded by finish_pending
+      }
       HALOFLOW_CUDA(cudaLaunchHostFunc(stream, &HostCallback::invoke, &callbacks_[index]),
                     node.name());
     }
@@ -111,6 +153,8 @@ class StreamExecutor final : public Executor {
   std::vector<Event> joins_;
   std::vector<Event> done_;
   std::vector<HostCallback> callbacks_;
+  std::vector<Event> ready_;          // split-phase nodes: their dependencies are done
+  std::vector<std::size_t> pending_;  // split-phase nodes posted but not finished
   cudaStream_t launched_on_ = nullptr;
 };
 

@@ -67,6 +67,15 @@ void FramePlan::add_host(NodeOptions options, std::function<void()> run) {
   append(std::move(options), HostWork{std::move(run)});
 }
 
+void FramePlan::add_split_host(NodeOptions options, std::function<void()> post,
+                               std::function<void()> finish) {
+  auto run = [post, finish] {
+    post();
+    finish();
+  };
+  append(std::move(options), HostWork{std::move(run), std::move(post), std::move(finish)});
+}
+
 void FramePlan::add_empty(NodeOptions options) {
   append(std::move(options), EmptyWork{});
 }
@@ -118,6 +127,10 @@ void check_work(const Node& node, std::vector<std::string>& problems) {
     check_copy(node, *copy, problems);
   } else if (const auto* host = std::get_if<HostWork>(&node.work)) {
     if (!host->run) problems.push_back(fmt::format("host node '{}' has no function", node.name()));
+    if (static_cast<bool>(host->post) != static_cast<bool>(host->finish)) {
+      problems.push_back(
+          fmt::format("host node '{}' has only one of its post and finish phases", node.name()));
+    }
   }
 }
 

@@ -22,6 +22,8 @@ enum class Backend { cuda, cpu };
 //! cudaHostAlloc (so copies overlap with kernels), or plain host memory under `Backend::cpu`.
 class Buffer {
  public:
+  //! \brief An empty buffer (owns nothing), to be moved into.
+  Buffer() = default;
   //! \throws Error naming the buffer and size when the allocation fails.
   Buffer(Memory memory, std::size_t bytes, std::string name, Backend backend);
   ~Buffer();

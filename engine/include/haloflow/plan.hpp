@@ -65,8 +65,16 @@ struct CopyWork {
   [[nodiscard]] std::optional<CopyKind> kind() const;  //!< empty for host to host
 };
 
+//! \brief Host work. `run` is what a graph host node (or a stream callback) calls. Work that can
+//! be split in two (an MPI exchange: post, then wait) also sets `post` and `finish`; executors
+//! without graphs then call them on the launching thread, split-phase: `post` once the node's
+//! dependencies are done, `finish` just before a node that depends on it is issued, with
+//! independent work issued in between.
 struct HostWork {
   std::function<void()> run;
+  std::function<void()> post;
+  std::function<void()> finish;
+  [[nodiscard]] bool split_phase() const { return post && finish; }
 };
 
 struct EmptyWork {};
@@ -126,6 +134,9 @@ class FramePlan {
   //! \brief Runs `run` on the host. Under the GPU executors it runs on a CUDA driver thread, so
   //! it must not call CUDA; an exception it throws is reported by `Frame::wait`.
   void add_host(NodeOptions options, std::function<void()> run);
+  //! \brief A host node that executors without graphs may run split-phase (see HostWork).
+  void add_split_host(NodeOptions options, std::function<void()> post,
+                      std::function<void()> finish);
   //! \brief A node that only joins dependencies.
   void add_empty(NodeOptions options);
 

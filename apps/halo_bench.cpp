@@ -1,0 +1,152 @@
+// The exchange benchmark: a 2D field of nx x nx cells per rank, split along y, a 5-point stencil
+// with a 1-cell halo, ping-pong buffers swapped by patching every step. Prints the frame time,
+// the interior alone, the communication chain alone and the fraction of the chain hidden.
+//   mpiexec -n 2 haloflow_halo_bench [--cells 16384] [--frames 200] [--executor graph]
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "haloflow/buffer.hpp"
+#include "haloflow/error.hpp"
+#include "haloflow/frame.hpp"
+#include "haloflow/halo_exchange.hpp"
+#include "haloflow/mpi_session.hpp"
+#include "haloflow/overlap.hpp"
+#include "haloflow/ranks.hpp"
+#include "stencil_kernels.hpp"
+
+using namespace haloflow;
+
+namespace {
+
+struct Options {
+  std::int64_t cells = 16384;
+  int frames = 200;
+  int warmup = 20;
+  std::string executor = "graph";
+};
+
+int run(const Options& options, int rank, int ranks) {
+  const auto executor = *executor_from_string(options.executor);
+  const auto backend = backend_of(executor);
+  DecompositionSpec spec;
+  spec.dimensions = 2;
+  spec.global_cells = {options.cells, options.cells * ranks, 1};
+  spec.process_grid = {1, ranks, 1};
+  spec.boundary = {Boundary::periodic, Boundary::periodic, Boundary::periodic};
+  const CartesianDecomposition grid(spec, ranks, rank);
+  const Stencil stencil{StencilShape::star, 1};
+  const HaloPlan halo = make_halo_plan(grid, stencil, 1, 1);
+  const auto& layout = halo.layout;
+  const auto bytes = static_cast<std::size_t>(layout.field_elements()) * sizeof(double);
+  Buffer a(Memory::device, bytes, "a", backend);
+  Buffer b(Memory::device, bytes, "b", backend);
+  {
+    std::vector<double> values(static_cast<std::size_t>(layout.field_elements()));
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = 1.0 + 1e-6 * static_cast<double>(i % 1000);
+    a.upload(values.data(), bytes);
+    b.upload(values.data(), bytes);
+  }
+  HaloExchange<double> exchange(halo, MPI_COMM_WORLD, {{a.as<double>()}, {b.as<double>()}},
+                                backend, {.timeout = std::chrono::seconds(30)});
+  const CellSplit split = split_owned_cells(layout, stencil);
+  const std::int64_t stride = layout.extent()[0];
+
+  FramePlan plan("stencil");
+  const auto average = kernels::average5();
+  const auto nodes = exchange.add_to(plan);
+  const auto interior = plan.add_kernel(
+      {.name = "interior"}, average, LaunchShape::cover(static_cast<std::size_t>(split.interior.volume()), 256),
+      static_cast<std::size_t>(split.interior.volume()), kernels::box2_of(split.interior, stride),
+      a.as<const double>(), b.as<double>());
+  std::vector<KernelNode<std::size_t, kernels::Box2, const double*, double*>> boundary;
+  for (std::size_t i = 0; i < split.boundary.size(); ++i) {
+    const auto cells = static_cast<std::size_t>(split.boundary[i].volume());
+    boundary.push_back(plan.add_kernel(
+        {.name = fmt::format("boundary{}", i), .lane = Lane::communication, .after = {nodes.unpack}},
+        average, LaunchShape::cover(cells, 256), cells, kernels::box2_of(split.boundary[i], stride),
+        a.as<const double>(), b.as<double>()));
+  }
+  Frame full(plan, executor);
+  Frame interior_only(plan.only(Lane::bulk), executor);
+  Frame chain_only(plan.only(Lane::communication), executor);
+
+  // One step: read `from`, write `to`, after exchanging `from`'s halo; then the roles swap.
+  const auto patch = [&](Frame& frame, int step) {
+    const bool even = step % 2 == 0;
+    const double* from = even ? a.as<const double>() : b.as<const double>();
+    double* to = even ? b.as<double>() : a.as<double>();
+    exchange.use_field_set(frame, even ? 0 : 1);
+    frame.update(interior, static_cast<std::size_t>(split.interior.volume()),
+                 kernels::box2_of(split.interior, stride), from, to);
+    for (std::size_t i = 0; i < boundary.size(); ++i) {
+      frame.update(boundary[i], static_cast<std::size_t>(split.boundary[i].volume()),
+                   kernels::box2_of(split.boundary[i], stride), from, to);
+    }
+  };
+  using Clock = std::chrono::steady_clock;
+  const auto timed = [&](Frame& frame, int step) {
+    patch(frame, step);
+    HALOFLOW_MPI(MPI_Barrier(MPI_COMM_WORLD), "benchmark");  // ranks start each frame together
+    const auto start = Clock::now();
+    frame.run();
+    return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  };
+  std::vector<double> full_us, interior_us, chain_us;
+  for (int step = 0; step < options.warmup + options.frames; ++step) {
+    const double f = timed(full, step);
+    const double i = timed(interior_only, step);
+    const double c = timed(chain_only, step);
+    if (step < options.warmup) continue;
+    full_us.push_back(f);
+    interior_us.push_back(i);
+    chain_us.push_back(c);
+  }
+  const double frame = median(full_us);
+  const double inside = median(interior_us);
+  const double chain = median(chain_us);
+  double medians[3] = {frame, inside, chain};
+  double slowest[3] = {};
+  HALOFLOW_MPI(MPI_Reduce(medians, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD), "results");
+  if (rank == 0) {
+    std::printf(
+        "halo bench: %d ranks, %lld x %lld cells per rank, face %lld cells (%lld bytes per message), "
+        "%s executor, %d frames\n"
+        "frame %.1f us, interior alone %.1f us, communication chain alone %.1f us, chain hidden "
+        "%.1f %% (slowest rank: frame %.1f, interior %.1f, chain %.1f)\n",
+        ranks, static_cast<long long>(options.cells), static_cast<long long>(options.cells),
+        static_cast<long long>(options.cells), static_cast<long long>(options.cells * 8),
+        options.executor.c_str(), options.frames, frame, inside, chain,
+        100 * hidden_fraction(frame, inside, chain), slowest[0], slowest[1], slowest[2]);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--cells") == 0) options.cells = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--frames") == 0) options.frames = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--executor") == 0) options.executor = argv[i + 1];
+  }
+  try {
+    MpiSession mpi(&argc, &argv);
+    if (!executor_from_string(options.executor)) {
+      throw Error(fmt::format("--executor {}: expected graph, streams, serial or host",
+                              options.executor));
+    }
+    (void)place_rank_on_device(MPI_COMM_WORLD);
+    return run(options, mpi.world_rank(), mpi.world_size());
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "haloflow_halo_bench: %s\n", error.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return 1;
+}

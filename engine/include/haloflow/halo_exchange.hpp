@@ -1,0 +1,121 @@
+#pragma once
+//! \file
+//! \brief The halo exchange of one set of fields, as frame nodes:
+//! pack -> device-to-host -> one host node (every MPI_Irecv, then every MPI_Isend, then a bounded
+//! wait) -> host-to-device -> unpack. MPI is not assumed CUDA-aware: messages travel through
+//! pinned host buffers. Every buffer is allocated once, at construction.
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "haloflow/buffer.hpp"
+#include "haloflow/frame.hpp"
+#include "haloflow/halo.hpp"
+#include "haloflow/plan.hpp"
+
+namespace haloflow {
+
+//! \brief One pack or unpack run: `elements` buffer elements from `buffer_offset` on map to the
+//! box starting at `lower` with `extent` cells of field `field`, x fastest. Shared with kernels.
+struct HaloSegment {
+  std::int64_t buffer_offset = 0;
+  std::int64_t lower[3] = {0, 0, 0};
+  std::int64_t extent[3] = {1, 1, 1};
+  std::int32_t field = 0;
+};
+
+//! \brief The kernels' view of where the fields live.
+template <class T>
+struct FieldTable {
+  T* const* fields = nullptr;  //!< device array: one pointer per field
+  std::int64_t stride_y = 0;   //!< elements between rows
+  std::int64_t stride_z = 0;   //!< elements between planes
+};
+
+//! pack(elements, segments, segment count, fields, buffer): buffer[e] = the field cell of e.
+template <class T>
+KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, T*> halo_pack_kernel();
+//! unpack(elements, segments, segment count, fields, buffer): the field cell of e = buffer[e].
+template <class T>
+KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, const T*> halo_unpack_kernel();
+
+struct ExchangeOptions {
+  //! Distinguishes exchanges within one frame (e.g. one per Runge-Kutta stage): it goes into
+  //! every tag, so messages of two exchanges never match each other.
+  int exchange_id = 0;
+  //! A peer that has not answered after this long ends the run with an error, never a hang.
+  std::chrono::duration<double> timeout = std::chrono::seconds(60);
+  //! Prefix of the node names ("halo" gives "halo.pack", "halo.download", ...).
+  std::string name = "halo";
+  //! Threads per block and blocks of the grid-stride pack and unpack kernels.
+  unsigned block_size = 256;
+  unsigned blocks = 264;
+};
+
+//! \brief The node names an exchange added, so later nodes can depend on them.
+struct ExchangeNodes {
+  std::string pack;
+  std::string download;
+  std::string exchange;
+  std::string upload;
+  std::string unpack;
+};
+
+//! \brief Exchanges the ghost cells of `fields` (each laid out as `plan.layout`) with the
+//! neighbours `plan` names. Move-only; keeps a duplicate of the caller's communicator, so its
+//! tags never meet the caller's own messages.
+template <class T>
+class HaloExchange {
+ public:
+  //! `field_sets`: one or more sets of `plan.layout.fields` device pointers (two for ping-pong
+  //! buffers); `use_field_set` switches between them without rebuilding anything.
+  //! \throws Error for a field count that does not match, or a failed MPI or CUDA call.
+  HaloExchange(HaloPlan plan, MPI_Comm communicator, std::vector<std::vector<T*>> field_sets,
+               Backend backend, ExchangeOptions options = {});
+  ~HaloExchange();
+  HaloExchange(HaloExchange&&) noexcept;
+  HaloExchange& operator=(HaloExchange&&) noexcept;
+  HaloExchange(const HaloExchange&) = delete;
+  HaloExchange& operator=(const HaloExchange&) = delete;
+
+  //! \brief Adds pack, download, exchange, upload and unpack (all in the communication lane);
+  //! pack runs after `after`. Call once per plan.
+  ExchangeNodes add_to(FramePlan& plan, std::vector<std::string> after = {});
+  //! \brief Makes the exchange nodes of `frame` (built from the plan given to `add_to`) read and
+  //! write field set `set` from the next launch on: two kernel patches, nothing rebuilt.
+  //! \throws Error for a set that does not exist.
+  void use_field_set(Frame& frame, std::size_t set);
+
+  //! \brief Host side, first half: posts every MPI_Irecv, then every MPI_Isend, from the pinned
+  //! buffers. Makes no CUDA call (it runs on a CUDA driver thread inside a graph).
+  void post();
+  //! \brief Host side, second half: waits for every request, at most `options.timeout`.
+  //! \throws Error naming this rank, the peer and the direction that did not complete.
+  void finish();
+  //! \brief `post()` then `finish()`: the body of the exchange host node.
+  void run();
+
+  [[nodiscard]] const HaloPlan& plan() const;
+  [[nodiscard]] const ExchangeOptions& options() const;
+  [[nodiscard]] std::size_t field_sets() const;
+  [[nodiscard]] Buffer& host_send();
+  [[nodiscard]] Buffer& host_receive();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  KernelNode<std::size_t, const HaloSegment*, int, FieldTable<T>, T*> pack_node_;
+  KernelNode<std::size_t, const HaloSegment*, int, FieldTable<T>, const T*> unpack_node_;
+};
+
+extern template class HaloExchange<float>;
+extern template class HaloExchange<double>;
+
+//! \brief A direction as text: "+x", "-y", "+x-y+z".
+[[nodiscard]] std::string direction_name(Coord3 direction);
+
+}  // namespace haloflow

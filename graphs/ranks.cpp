@@ -1,0 +1,52 @@
+#include "haloflow/ranks.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include "cuda_check.hpp"
+#include "haloflow/device.hpp"
+#include "haloflow/error.hpp"
+#include "haloflow/mpi_session.hpp"
+
+namespace haloflow {
+
+RankPlacement place_rank_on_device(MPI_Comm communicator) {
+  RankPlacement placement;
+  MPI_Comm node = MPI_COMM_NULL;
+  HALOFLOW_MPI(MPI_Comm_split_type(communicator, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+               "finding the ranks of this node");
+  const int rank_status = MPI_Comm_rank(node, &placement.local_rank);
+  const int size_status = MPI_Comm_size(node, &placement.local_size);
+  MPI_Comm_free(&node);
+  HALOFLOW_MPI(rank_status, "the node communicator");
+  HALOFLOW_MPI(size_status, "the node communicator");
+  if (!gpu_available()) return placement;
+  HALOFLOW_CUDA(cudaGetDeviceCount(&placement.devices), "this node's devices");
+  placement.device = placement.local_rank % placement.devices;
+  HALOFLOW_CUDA(cudaSetDevice(placement.device),
+                fmt::format("node-local rank {} (device {})", placement.local_rank,
+                            placement.device));
+  return placement;
+}
+
+Coord3 choose_process_grid(MPI_Comm communicator, int dimensions, Coord3 fixed) {
+  if (dimensions < 1 || dimensions > 3) {
+    throw Error(fmt::format("dimensions: {} is not allowed; expected 1, 2 or 3", dimensions));
+  }
+  int ranks = 1;
+  HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "choosing the process grid");
+  int product = 1;
+  for (int axis = 0; axis < dimensions; ++axis) product *= fixed[axis] > 0 ? fixed[axis] : 1;
+  if (ranks % product != 0) {
+    throw Error(fmt::format("process grid {}x{}x{}: the fixed entries (product {}) do not divide "
+                            "{} ranks",
+                            fixed[0], fixed[1], fixed[2], product, ranks));
+  }
+  int dims[3] = {fixed[0], fixed[1], fixed[2]};
+  HALOFLOW_MPI(MPI_Dims_create(ranks, dimensions, dims), "choosing the process grid");
+  Coord3 grid{1, 1, 1};
+  for (int axis = 0; axis < dimensions; ++axis) grid[axis] = dims[axis];
+  return grid;
+}
+
+}  // namespace haloflow

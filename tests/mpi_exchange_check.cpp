@@ -1,0 +1,251 @@
+// Run under mpiexec: exchanges ghost cells for many decompositions and checks that every ghost
+// cell holds exactly the value of the global cell it mirrors (values encode global indices).
+//   haloflow_mpi_check [--executor host|graph|streams|serial]
+//   haloflow_mpi_check --skip-rank R --timeout S   (rank R never exchanges: the others must
+//                                                   fail within S seconds, naming R)
+// Exit: 0 all good, 1 a failure, 77 GPU executor asked for without a GPU (ctest: skipped).
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "haloflow/buffer.hpp"
+#include "haloflow/device.hpp"
+#include "haloflow/error.hpp"
+#include "haloflow/frame.hpp"
+#include "haloflow/halo_exchange.hpp"
+#include "haloflow/mpi_session.hpp"
+#include "haloflow/ranks.hpp"
+
+using namespace haloflow;
+
+namespace {
+
+constexpr double kPoison = -1.0;
+constexpr int kFields = 2;
+
+struct Config {
+  int dimensions;
+  StencilShape shape;
+  bool periodic;
+  int ghost_width;
+  Index3 global;
+};
+
+std::string describe(const Config& c) {
+  return fmt::format("{}D {} {} ghost {} global {}x{}x{}", c.dimensions,
+                     c.shape == StencilShape::star ? "star" : "box",
+                     c.periodic ? "periodic" : "physical", c.ghost_width, c.global[0],
+                     c.global[1], c.global[2]);
+}
+
+// Exact in a double for these sizes; `set` tells two exchanges' fields apart.
+double encode(int set, int field, Index3 global) {
+  return 1.0 + set * 2.0 + field + 4.0 * static_cast<double>(global[0] + 1000 * (global[1] + 1000 * global[2]));
+}
+
+struct RankFields {
+  std::vector<Buffer> buffers;
+  std::vector<double*> pointers;
+};
+
+RankFields make_fields(const CartesianDecomposition& grid, const FieldLayout& layout, int set,
+                       Backend backend) {
+  RankFields fields;
+  const Index3 extent = layout.extent();
+  const Index3 offset = grid.global_offset();
+  const int g = layout.ghost_width;
+  std::vector<double> values(static_cast<std::size_t>(layout.field_elements()));
+  for (int field = 0; field < kFields; ++field) {
+    for (std::int64_t k = 0; k < extent[2]; ++k) {
+      for (std::int64_t j = 0; j < extent[1]; ++j) {
+        for (std::int64_t i = 0; i < extent[0]; ++i) {
+          const Index3 local{i, j, k};
+          bool owned = true;
+          Index3 global{0, 0, 0};
+          for (int a = 0; a < layout.dimensions; ++a) {
+            owned = owned && local[a] >= g && local[a] < g + layout.owned[a];
+            global[a] = offset[a] + local[a] - g;
+          }
+          values[static_cast<std::size_t>(layout.offset(i, j, k))] =
+              owned ? encode(set, field, global) : kPoison;
+        }
+      }
+    }
+    fields.buffers.emplace_back(Memory::device, values.size() * sizeof(double),
+                                fmt::format("set {} field {}", set, field), backend);
+    fields.buffers.back().upload(values.data(), values.size() * sizeof(double));
+    fields.pointers.push_back(fields.buffers.back().as<double>());
+  }
+  return fields;
+}
+
+// What a cell must hold after the exchange: its own value, its mirror's, or still the poison.
+double expected(const Config& c, const CartesianDecomposition& grid, const FieldLayout& layout,
+                int set, int field, Index3 local) {
+  const int g = layout.ghost_width;
+  const Index3 offset = grid.global_offset();
+  int outside = 0;
+  Index3 global{0, 0, 0};
+  for (int a = 0; a < layout.dimensions; ++a) {
+    const bool in_owned = local[a] >= g && local[a] < g + layout.owned[a];
+    outside += in_owned ? 0 : 1;
+    global[a] = offset[a] + local[a] - g;
+    if (global[a] < 0 || global[a] >= c.global[a]) {
+      if (!c.periodic) return kPoison;  // beyond a physical boundary: nobody sends it
+      global[a] = (global[a] + c.global[a]) % c.global[a];
+    }
+  }
+  if (c.shape == StencilShape::star && outside > 1) return kPoison;  // edges and corners
+  return encode(set, field, global);
+}
+
+long count_wrong(const Config& c, const CartesianDecomposition& grid, const FieldLayout& layout,
+                 int set, const RankFields& fields) {
+  long wrong = 0;
+  const Index3 extent = layout.extent();
+  std::vector<double> values(static_cast<std::size_t>(layout.field_elements()));
+  for (int field = 0; field < kFields; ++field) {
+    fields.buffers[static_cast<std::size_t>(field)].download(values.data(),
+                                                             values.size() * sizeof(double));
+    for (std::int64_t k = 0; k < extent[2]; ++k) {
+      for (std::int64_t j = 0; j < extent[1]; ++j) {
+        for (std::int64_t i = 0; i < extent[0]; ++i) {
+          const double want = expected(c, grid, layout, set, field, {i, j, k});
+          const double have = values[static_cast<std::size_t>(layout.offset(i, j, k))];
+          if (have != want && wrong++ < 3) {
+            std::fprintf(stderr, "rank %d %s: set %d field %d cell (%ld,%ld,%ld): %.1f, want %.1f\n",
+                         grid.rank(), describe(c).c_str(), set, field, static_cast<long>(i),
+                         static_cast<long>(j), static_cast<long>(k), have, want);
+          }
+        }
+      }
+    }
+  }
+  return wrong;
+}
+
+// Two exchanges (ids 0 and 1) of two fields each, in one frame, with no order between them.
+long check(const Config& c, ExecutorKind executor, MPI_Comm world, int rank, int ranks) {
+  const auto backend = backend_of(executor);
+  DecompositionSpec spec;
+  spec.dimensions = c.dimensions;
+  spec.global_cells = c.global;
+  spec.process_grid = choose_process_grid(world, c.dimensions, {0, 0, 0});
+  const Boundary boundary = c.periodic ? Boundary::periodic : Boundary::physical;
+  spec.boundary = {boundary, boundary, boundary};
+  const CartesianDecomposition grid(spec, ranks, rank);
+  const HaloPlan halo = make_halo_plan(grid, Stencil{c.shape, c.ghost_width}, c.ghost_width, kFields);
+  auto first = make_fields(grid, halo.layout, 0, backend);
+  auto second = make_fields(grid, halo.layout, 1, backend);
+  HaloExchange<double> exchange_a(halo, world, {first.pointers}, backend,
+                                  {.exchange_id = 0, .timeout = std::chrono::seconds(20),
+                                   .name = "a"});
+  HaloExchange<double> exchange_b(halo, world, {second.pointers}, backend,
+                                  {.exchange_id = 1, .timeout = std::chrono::seconds(20),
+                                   .name = "b"});
+  FramePlan plan("exchange check");
+  exchange_a.add_to(plan);
+  exchange_b.add_to(plan);
+  Frame frame(std::move(plan), executor);
+  frame.run();
+  return count_wrong(c, grid, halo.layout, 0, first) + count_wrong(c, grid, halo.layout, 1, second);
+}
+
+int run_checks(ExecutorKind executor, int rank, int ranks) {
+  std::vector<Config> configs;
+  for (const int dimensions : {1, 2, 3}) {
+    const Index3 global = dimensions == 1 ? Index3{17, 1, 1}
+                          : dimensions == 2 ? Index3{13, 11, 1}
+                                            : Index3{9, 7, 6};
+    for (const auto shape : {StencilShape::star, StencilShape::box}) {
+      for (const bool periodic : {true, false}) {
+        for (const int ghost : {1, 2}) configs.push_back({dimensions, shape, periodic, ghost, global});
+      }
+    }
+  }
+  long failures = 0;
+  for (const auto& config : configs) {
+    const long wrong = check(config, executor, MPI_COMM_WORLD, rank, ranks);
+    long total = 0;
+    HALOFLOW_MPI(MPI_Allreduce(&wrong, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD), "results");
+    if (rank == 0) {
+      std::printf("%-45s %s\n", describe(config).c_str(),
+                  total == 0 ? "ok" : fmt::format("{} wrong cells", total).c_str());
+    }
+    failures += total != 0 ? 1 : 0;
+  }
+  if (rank == 0) {
+    std::printf("mpi exchange check (%s executor, %d ranks): %zu passed, %ld failed\n",
+                std::string(to_string(executor)).c_str(), ranks, configs.size() - failures,
+                failures);
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+// Rank `skip` never joins the exchange; every other rank must report it within `timeout`.
+int run_timeout(ExecutorKind executor, int rank, int ranks, int skip, double timeout) {
+  DecompositionSpec spec;
+  spec.dimensions = 1;
+  spec.global_cells = {8L * ranks, 1, 1};
+  spec.process_grid = {ranks, 1, 1};
+  const CartesianDecomposition grid(spec, ranks, rank);
+  const HaloPlan halo = make_halo_plan(grid, Stencil{}, 1, kFields);
+  auto fields = make_fields(grid, halo.layout, 0, backend_of(executor));
+  HaloExchange<double> exchange(halo, MPI_COMM_WORLD, {fields.pointers}, backend_of(executor),
+                                {.timeout = std::chrono::duration<double>(timeout)});
+  FramePlan plan("timeout check");
+  exchange.add_to(plan);
+  Frame frame(std::move(plan), executor);
+  if (rank == skip) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(4 * timeout + 5));
+    return 0;  // only reached if nobody aborted: the others failed to notice
+  }
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    frame.run();
+  } catch (const Error& error) {
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "%s\nrank %d: failed after %.2f s (bound %.2f s)\n", error.what(), rank,
+                 took, timeout);
+    MPI_Abort(MPI_COMM_WORLD, 3);  // the peer never answers: ending the run is the only option
+  }
+  std::fprintf(stderr, "rank %d: the exchange completed although rank %d never took part\n",
+               rank, skip);
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string executor_name = "host";
+  int skip = -1;
+  double timeout = 1.0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--executor") == 0) executor_name = argv[i + 1];
+    if (std::strcmp(argv[i], "--skip-rank") == 0) skip = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--timeout") == 0) timeout = std::atof(argv[i + 1]);
+  }
+  try {
+    MpiSession mpi(&argc, &argv);
+    const auto executor = executor_from_string(executor_name);
+    if (!executor) throw Error(fmt::format("--executor {}: unknown executor", executor_name));
+    const auto placement = place_rank_on_device(MPI_COMM_WORLD);
+    if (*executor != ExecutorKind::host && placement.device < 0) {
+      if (mpi.world_rank() == 0) std::puts("no CUDA device: GPU exchange checks skipped");
+      return 77;
+    }
+    if (skip >= 0) return run_timeout(*executor, mpi.world_rank(), mpi.world_size(), skip, timeout);
+    return run_checks(*executor, mpi.world_rank(), mpi.world_size());
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "haloflow_mpi_check: %s\n", error.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return 1;
+}
