@@ -23,9 +23,9 @@ RankPlacement place_rank_on_device(MPI_Comm communicator) {
   if (!gpu_available()) return placement;
   HALOFLOW_CUDA(cudaGetDeviceCount(&placement.devices), "this node's devices");
   placement.device = placement.local_rank % placement.devices;
-  HALOFLOW_CUDA(cudaSetDevice(placement.device),
-                fmt::format("node-local rank {} (device {})", placement.local_rank,
-                            placement.device));
+  HALOFLOW_CUDA(
+      cudaSetDevice(placement.device),
+      fmt::format("node-local rank {} (device {})", placement.local_rank, placement.device));
   return placement;
 }
 
@@ -38,9 +38,10 @@ Coord3 choose_process_grid(MPI_Comm communicator, int dimensions, Coord3 fixed) 
   int product = 1;
   for (int axis = 0; axis < dimensions; ++axis) product *= fixed[axis] > 0 ? fixed[axis] : 1;
   if (ranks % product != 0) {
-    throw Error(fmt::format("process grid {}x{}x{}: the fixed entries (product {}) do not divide "
-                            "{} ranks",
-                            fixed[0], fixed[1], fixed[2], product, ranks));
+    throw Error(
+        fmt::format("process grid {}x{}x{}: the fixed entries (product {}) do not divide "
+                    "{} ranks",
+                    fixed[0], fixed[1], fixed[2], product, ranks));
   }
   int dims[3] = {fixed[0], fixed[1], fixed[2]};
   HALOFLOW_MPI(MPI_Dims_create(ranks, dimensions, dims), "choosing the process grid");

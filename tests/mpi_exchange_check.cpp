@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,13 +42,14 @@ struct Config {
 std::string describe(const Config& c) {
   return fmt::format("{}D {} {} ghost {} global {}x{}x{}", c.dimensions,
                      c.shape == StencilShape::star ? "star" : "box",
-                     c.periodic ? "periodic" : "physical", c.ghost_width, c.global[0],
-                     c.global[1], c.global[2]);
+                     c.periodic ? "periodic" : "physical", c.ghost_width, c.global[0], c.global[1],
+                     c.global[2]);
 }
 
 // Exact in a double for these sizes; `set` tells two exchanges' fields apart.
 double encode(int set, int field, Index3 global) {
-  return 1.0 + set * 2.0 + field + 4.0 * static_cast<double>(global[0] + 1000 * (global[1] + 1000 * global[2]));
+  return 1.0 + set * 2.0 + field +
+         4.0 * static_cast<double>(global[0] + 1000 * (global[1] + 1000 * global[2]));
 }
 
 struct RankFields {
@@ -120,7 +122,8 @@ long count_wrong(const Config& c, const CartesianDecomposition& grid, const Fiel
           const double want = expected(c, grid, layout, set, field, {i, j, k});
           const double have = values[static_cast<std::size_t>(layout.offset(i, j, k))];
           if (have != want && wrong++ < 3) {
-            std::fprintf(stderr, "rank %d %s: set %d field %d cell (%ld,%ld,%ld): %.1f, want %.1f\n",
+            std::fprintf(stderr,
+                         "rank %d %s: set %d field %d cell (%ld,%ld,%ld): %.1f, want %.1f\n",
                          grid.rank(), describe(c).c_str(), set, field, static_cast<long>(i),
                          static_cast<long>(j), static_cast<long>(k), have, want);
           }
@@ -141,15 +144,16 @@ long check(const Config& c, ExecutorKind executor, MPI_Comm world, int rank, int
   const Boundary boundary = c.periodic ? Boundary::periodic : Boundary::physical;
   spec.boundary = {boundary, boundary, boundary};
   const CartesianDecomposition grid(spec, ranks, rank);
-  const HaloPlan halo = make_halo_plan(grid, Stencil{c.shape, c.ghost_width}, c.ghost_width, kFields);
+  const HaloPlan halo =
+      make_halo_plan(grid, Stencil{c.shape, c.ghost_width}, c.ghost_width, kFields);
   auto first = make_fields(grid, halo.layout, 0, backend);
   auto second = make_fields(grid, halo.layout, 1, backend);
-  HaloExchange<double> exchange_a(halo, world, {first.pointers}, backend,
-                                  {.exchange_id = 0, .timeout = std::chrono::seconds(20),
-                                   .name = "a"});
-  HaloExchange<double> exchange_b(halo, world, {second.pointers}, backend,
-                                  {.exchange_id = 1, .timeout = std::chrono::seconds(20),
-                                   .name = "b"});
+  HaloExchange<double> exchange_a(
+      halo, world, {first.pointers}, backend,
+      {.exchange_id = 0, .timeout = std::chrono::seconds(20), .name = "a"});
+  HaloExchange<double> exchange_b(
+      halo, world, {second.pointers}, backend,
+      {.exchange_id = 1, .timeout = std::chrono::seconds(20), .name = "b"});
   FramePlan plan("exchange check");
   exchange_a.add_to(plan);
   exchange_b.add_to(plan);
@@ -161,12 +165,13 @@ long check(const Config& c, ExecutorKind executor, MPI_Comm world, int rank, int
 int run_checks(ExecutorKind executor, int rank, int ranks) {
   std::vector<Config> configs;
   for (const int dimensions : {1, 2, 3}) {
-    const Index3 global = dimensions == 1 ? Index3{17, 1, 1}
+    const Index3 global = dimensions == 1   ? Index3{17, 1, 1}
                           : dimensions == 2 ? Index3{13, 11, 1}
                                             : Index3{9, 7, 6};
     for (const auto shape : {StencilShape::star, StencilShape::box}) {
       for (const bool periodic : {true, false}) {
-        for (const int ghost : {1, 2}) configs.push_back({dimensions, shape, periodic, ghost, global});
+        for (const int ghost : {1, 2})
+          configs.push_back({dimensions, shape, periodic, ghost, global});
       }
     }
   }
@@ -211,13 +216,14 @@ int run_timeout(ExecutorKind executor, int rank, int ranks, int skip, double tim
   try {
     frame.run();
   } catch (const Error& error) {
-    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fprintf(stderr, "%s\nrank %d: failed after %.2f s (bound %.2f s)\n", error.what(), rank,
                  took, timeout);
     MPI_Abort(MPI_COMM_WORLD, 3);  // the peer never answers: ending the run is the only option
   }
-  std::fprintf(stderr, "rank %d: the exchange completed although rank %d never took part\n",
-               rank, skip);
+  std::fprintf(stderr, "rank %d: the exchange completed although rank %d never took part\n", rank,
+               skip);
   return 1;
 }
 
@@ -232,8 +238,9 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--skip-rank") == 0) skip = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--timeout") == 0) timeout = std::atof(argv[i + 1]);
   }
+  std::optional<MpiSession> session;  // outlives the handler below, which may need MPI_Abort
   try {
-    MpiSession mpi(&argc, &argv);
+    const MpiSession& mpi = session.emplace(&argc, &argv);
     const auto executor = executor_from_string(executor_name);
     if (!executor) throw Error(fmt::format("--executor {}: unknown executor", executor_name));
     const auto placement = place_rank_on_device(MPI_COMM_WORLD);
@@ -245,7 +252,7 @@ int main(int argc, char** argv) {
     return run_checks(*executor, mpi.world_rank(), mpi.world_size());
   } catch (const std::exception& error) {
     std::fprintf(stderr, "haloflow_mpi_check: %s\n", error.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    if (session) MPI_Abort(MPI_COMM_WORLD, 1);
   }
   return 1;
 }

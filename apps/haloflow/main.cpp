@@ -1,12 +1,14 @@
 // haloflow: run JSON-described cases and report how much communication the frame hid.
 
 #include <fmt/format.h>
+#include <mpi.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "haloflow/device.hpp"
 #include "haloflow/error.hpp"
@@ -86,11 +88,9 @@ int run_case(const RunOptions& options, const haloflow::MpiSession& mpi) {
         seed, device ? haloflow::Backend::cuda : haloflow::Backend::cpu);
     write_new_file(options.dot_path, frame.plan.to_dot(), options.force);
   }
-  std::vector<haloflow::app::ExecutorReport> reports;
-  for (const auto kind : choose_executors(seed, options.executor, device.has_value())) {
-    std::fflush(stdout);
-    reports.push_back(haloflow::app::measure_seed(seed, kind));
-  }
+  std::fflush(stdout);
+  const auto reports = haloflow::app::measure_seed(
+      seed, choose_executors(seed, options.executor, device.has_value()));
   std::fputs(haloflow::app::format_reports(seed, reports).c_str(), stdout);
   if (!options.json_path.empty()) {
     auto json = haloflow::app::reports_to_json(seed, reports);
@@ -144,12 +144,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     return app.exit(error);
   }
+  std::optional<haloflow::MpiSession> mpi;  // outlives the handler, which may need MPI_Abort
   try {
-    haloflow::MpiSession mpi(&argc, &argv);
-    if (run->parsed()) return run_case(options, mpi);
-    if (info->parsed()) return show_info(mpi);
+    mpi.emplace(&argc, &argv);
+    if (run->parsed()) return run_case(options, *mpi);
+    if (info->parsed()) return show_info(*mpi);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "haloflow: %s\n", error.what());
+    // Other ranks may be waiting on this one: end them too rather than leave them hanging.
+    if (mpi && mpi->world_size() > 1) MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;
   }
   return 0;

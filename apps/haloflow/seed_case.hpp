@@ -52,6 +52,7 @@ struct ExecutorReport {
   ExecutorKind executor = ExecutorKind::host;
   int frames = 0;
   double frame_us = 0;          // median, full frame (patch + launch + wait)
+  double frame_p90_us = 0;      // 90th percentile of the same
   double interior_us = 0;       // median, bulk lane alone
   double communication_us = 0;  // median, communication lane alone
   double hidden = 0;            // fraction of the shorter branch hidden, in [0, 1]
@@ -61,7 +62,10 @@ struct ExecutorReport {
 };
 
 //! Runs `frames` measured frames (after warm-up) of the full frame, the interior alone and the
-//! communication chain alone, interleaved, and checks the grid against a host reference.
+//! communication chain alone, interleaved, and checks the grid against a host reference. GPU
+//! executors take turns frame by frame; the host executor runs `host_frames` alone.
+std::vector<ExecutorReport> measure_seed(const SeedCase& seed,
+                                         const std::vector<ExecutorKind>& executors);
 ExecutorReport measure_seed(const SeedCase& seed, ExecutorKind executor);
 
 std::string format_reports(const SeedCase& seed, const std::vector<ExecutorReport>& reports);

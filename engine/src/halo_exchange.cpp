@@ -114,9 +114,8 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
       throw Error(fmt::format("{}: field set {} has {} fields; the halo plan has {}", s.context,
                               set, field_sets[set].size(), s.plan.layout.fields));
     }
-    s.pointer_tables.push_back(
-        device_copy_of(field_sets[set], fmt::format("{} field set {}", s.options.name, set),
-                       backend));
+    s.pointer_tables.push_back(device_copy_of(
+        field_sets[set], fmt::format("{} field set {}", s.options.name, set), backend));
   }
   const auto send = segments_of(s.plan, true);
   const auto receive = segments_of(s.plan, false);
@@ -130,7 +129,8 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
   s.device_receive =
       Buffer(Memory::device, receive_bytes, s.options.name + " receive (device)", backend);
   s.host_send = Buffer(Memory::host, send_bytes, s.options.name + " send (pinned)", backend);
-  s.host_receive = Buffer(Memory::host, receive_bytes, s.options.name + " receive (pinned)", backend);
+  s.host_receive =
+      Buffer(Memory::host, receive_bytes, s.options.name + " receive (pinned)", backend);
   s.requests.assign(2 * s.plan.messages.size(), MPI_REQUEST_NULL);
   for (const auto& message : s.plan.messages) (void)message_bytes(message, sizeof(T), s.context);
   // A private communicator: our tags cannot match the caller's messages, and errors come back
@@ -176,22 +176,22 @@ ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> 
     return names;
   }
   const auto shape = LaunchShape::fixed(s.options.blocks, s.options.block_size);
-  pack_node_ = plan.add_kernel({.name = names.pack, .lane = comm, .after = std::move(after)},
-                               halo_pack_kernel<T>(), shape,
-                               static_cast<std::size_t>(s.plan.send_elements),
-                               s.send_segments.template as<const HaloSegment>(),
-                               s.send_segment_count, s.table(0), s.device_send.template as<T>());
+  pack_node_ =
+      plan.add_kernel({.name = names.pack, .lane = comm, .after = std::move(after)},
+                      halo_pack_kernel<T>(), shape, static_cast<std::size_t>(s.plan.send_elements),
+                      s.send_segments.template as<const HaloSegment>(), s.send_segment_count,
+                      s.table(0), s.device_send.template as<T>());
   plan.add_copy({.name = names.download, .lane = comm, .after = {names.pack}}, s.host_send.view(),
                 s.device_send.view(), s.host_send.bytes());
   // The state lives on the heap, so the node stays valid when this object is moved.
-  plan.add_split_host({.name = names.exchange, .lane = comm, .after = {names.download}},
-                      [state = state_.get()] { state->post(); },
-                      [state = state_.get()] { state->finish(); });
+  plan.add_split_host(
+      {.name = names.exchange, .lane = comm, .after = {names.download}},
+      [state = state_.get()] { state->post(); }, [state = state_.get()] { state->finish(); });
   plan.add_copy({.name = names.upload, .lane = comm, .after = {names.exchange}},
                 s.device_receive.view(), s.host_receive.view(), s.host_receive.bytes());
   unpack_node_ = plan.add_kernel(
-      {.name = names.unpack, .lane = comm, .after = {names.upload}}, halo_unpack_kernel<T>(),
-      shape, static_cast<std::size_t>(s.plan.receive_elements),
+      {.name = names.unpack, .lane = comm, .after = {names.upload}}, halo_unpack_kernel<T>(), shape,
+      static_cast<std::size_t>(s.plan.receive_elements),
       s.receive_segments.template as<const HaloSegment>(), s.receive_segment_count, s.table(0),
       s.device_receive.template as<const T>());
   return names;
@@ -206,8 +206,8 @@ void HaloExchange<T>::use_field_set(Frame& frame, std::size_t set) {
   }
   if (s.plan.messages.empty()) return;
   frame.update(pack_node_, static_cast<std::size_t>(s.plan.send_elements),
-               s.send_segments.template as<const HaloSegment>(), s.send_segment_count,
-               s.table(set), s.device_send.template as<T>());
+               s.send_segments.template as<const HaloSegment>(), s.send_segment_count, s.table(set),
+               s.device_send.template as<T>());
   frame.update(unpack_node_, static_cast<std::size_t>(s.plan.receive_elements),
                s.receive_segments.template as<const HaloSegment>(), s.receive_segment_count,
                s.table(set), s.device_receive.template as<const T>());

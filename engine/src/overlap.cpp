@@ -14,6 +14,15 @@ double median(std::vector<double> samples) {
   return (lower + upper) / 2;
 }
 
+double percentile(std::vector<double> samples, double fraction) {
+  if (samples.empty()) return 0;
+  const auto rank = static_cast<std::size_t>(
+      std::clamp(fraction, 0.0, 1.0) * static_cast<double>(samples.size() - 1) + 0.5);
+  std::nth_element(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(rank),
+                   samples.end());
+  return samples[rank];
+}
+
 double hidden_fraction(double frame, double interior, double communication) {
   const double shorter = std::min(interior, communication);
   if (shorter <= 0) return 0;

@@ -11,8 +11,8 @@ namespace haloflow {
 struct RankPlacement {
   int local_rank = 0;  //!< rank among the processes of this node (MPI_COMM_TYPE_SHARED)
   int local_size = 1;
-  int device = -1;     //!< the CUDA device this rank uses; -1 without a GPU
-  int devices = 0;     //!< devices visible on this node
+  int device = -1;  //!< the CUDA device this rank uses; -1 without a GPU
+  int devices = 0;  //!< devices visible on this node
 };
 
 //! \brief Picks device (node-local rank mod device count) and makes it current; several ranks
