@@ -1,5 +1,6 @@
 #include "graph_executor.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace haloflow {
@@ -18,14 +19,25 @@ GraphExecutor::GraphExecutor(FramePlan& plan, HostNodeFailures& failures)
 
   const auto dependencies = plan.dependencies();
   std::vector<cudaGraphNode_t> after;
+  // Host nodes that wait on other ranks (split-phase ones: MPI exchanges) are chained in
+  // topological order. CUDA may run independent host nodes in any order, one at a time; two
+  // ranks running two exchanges in opposite orders would each wait for the other forever.
+  cudaGraphNode_t previous_exchange = nullptr;
   for (const std::size_t index : plan.topological_order()) {
     after.clear();
     for (const std::size_t d : dependencies[index]) after.push_back(nodes_[d]);
     const Node& node = plan.node(index);
+    const auto* host = std::get_if<HostWork>(&node.work);
+    const bool exchange = host != nullptr && host->split_phase();
+    if (exchange && previous_exchange != nullptr &&
+        std::find(after.begin(), after.end(), previous_exchange) == after.end()) {
+      after.push_back(previous_exchange);
+    }
     if (node.kind() == NodeKind::host) {
       callbacks_[index] = HostCallback{&std::get<HostWork>(node.work).run, &node.name(), &failures};
     }
     add_node(index, after);
+    if (exchange) previous_exchange = nodes_[index];
   }
   for (const Node& node : plan.nodes()) {
     patch_contexts_.push_back("kernel node '" + node.name() + "' of frame '" + name + "'");

@@ -2,8 +2,9 @@
 // The graph executor: the plan lowered node by node with cudaGraphAdd*Node, kernel priorities
 // as node attributes, instantiated with cudaGraphInstantiateFlagUseNodePriority (without it the
 // priorities are silently dropped and the communication chain waits for the whole interior
-// kernel), uploaded once, then patched and relaunched each step. Internal header; tests use it
-// to read the lowered graph back.
+// kernel), uploaded once, then patched and relaunched each step. Split-phase host nodes (MPI
+// exchanges) are chained in topological order, so every rank runs its exchanges in one order.
+// Internal header; tests use it to read the lowered graph back.
 
 #include <string>
 #include <vector>

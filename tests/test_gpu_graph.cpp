@@ -113,3 +113,26 @@ TEST_CASE("a patched kernel parameter takes effect on the next replay") {
   CHECK(values[127] == 7.0);
   CHECK(values[128] == 1.0);  // the patched count, not the captured one
 }
+
+TEST_CASE("independent exchanges are chained in plan order in the lowered graph") {
+  FramePlan plan("two exchanges");
+  plan.add_split_host(
+      {.name = "a", .lane = Lane::communication}, [] {}, [] {});
+  plan.add_split_host(
+      {.name = "b", .lane = Lane::communication}, [] {}, [] {});
+  plan.add_host({.name = "plain", .lane = Lane::communication}, [] {});
+  Frame frame(std::move(plan), ExecutorKind::graph);
+  auto& lowered = dynamic_cast<GraphExecutor&>(frame.implementation());
+  std::size_t edge_count = 0;
+  REQUIRE(cudaGraphGetEdges(lowered.graph(), nullptr, nullptr, nullptr, &edge_count) ==
+          cudaSuccess);
+  std::vector<cudaGraphNode_t> from(edge_count);
+  std::vector<cudaGraphNode_t> to(edge_count);
+  REQUIRE(cudaGraphGetEdges(lowered.graph(), from.data(), to.data(), nullptr, &edge_count) ==
+          cudaSuccess);
+  // Exactly one edge: a before b. The plain host node waits on nobody, so it stays free.
+  REQUIRE(edge_count == 1);
+  CHECK(from[0] == lowered.graph_node(0));
+  CHECK(to[0] == lowered.graph_node(1));
+  frame.run();
+}
