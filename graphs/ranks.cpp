@@ -50,4 +50,13 @@ Coord3 choose_process_grid(MPI_Comm communicator, int dimensions, Coord3 fixed) 
   return grid;
 }
 
+CartesianDecomposition decompose(MPI_Comm communicator, DecompositionSpec spec) {
+  int rank = 0;
+  int ranks = 1;
+  HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), "decomposing the grid");
+  HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "decomposing the grid");
+  spec.process_grid = choose_process_grid(communicator, spec.dimensions, spec.process_grid);
+  return CartesianDecomposition(spec, ranks, rank);
+}
+
 }  // namespace haloflow

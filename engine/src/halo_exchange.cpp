@@ -106,6 +106,23 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
   State& s = *state_;
   s.plan = std::move(plan);
   s.options = std::move(options);
+  int initialised = 0;
+  HALOFLOW_MPI(MPI_Initialized(&initialised), "checking MPI before an exchange");
+  if (initialised == 0) {
+    throw Error(
+        fmt::format("exchange '{}': MPI is not initialised; call MPI_Init_thread asking "
+                    "for MPI_THREAD_MULTIPLE (or use haloflow::MpiSession) first",
+                    s.options.name));
+  }
+  int provided = MPI_THREAD_SINGLE;
+  HALOFLOW_MPI(MPI_Query_thread(&provided), "checking MPI's thread level");
+  if (provided < MPI_THREAD_MULTIPLE) {
+    throw Error(
+        fmt::format("exchange '{}': MPI was initialised with thread level {}; the graph "
+                    "executor calls MPI from a CUDA driver thread, which needs "
+                    "MPI_THREAD_MULTIPLE ({})",
+                    s.options.name, provided, MPI_THREAD_MULTIPLE));
+  }
   HALOFLOW_MPI(MPI_Comm_rank(communicator, &s.rank), "the exchange's communicator");
   s.context = fmt::format("rank {}, exchange '{}'", s.rank, s.options.name);
   if (field_sets.empty()) throw Error(fmt::format("{}: no field set given", s.context));

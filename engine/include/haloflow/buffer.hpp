@@ -14,6 +14,8 @@ namespace haloflow {
 //! memory standing in for both kinds when the host executor runs the frame.
 enum class Backend { cuda, cpu };
 
+//! \brief The memory backend an executor needs: `cpu` for the host executor (it never touches
+//! CUDA), `cuda` for the others.
 [[nodiscard]] constexpr Backend backend_of(ExecutorKind kind) {
   return kind == ExecutorKind::host ? Backend::cpu : Backend::cuda;
 }
@@ -27,19 +29,28 @@ class Buffer {
   //! \throws Error naming the buffer and size when the allocation fails.
   Buffer(Memory memory, std::size_t bytes, std::string name, Backend backend);
   ~Buffer();
+  //! \brief Takes over `other`'s allocation. \post `other` owns nothing (null, 0 bytes).
   Buffer(Buffer&& other) noexcept;
+  //! \brief Frees this buffer's allocation, then takes over `other`'s.
+  //! \post `other` owns nothing (null, 0 bytes).
   Buffer& operator=(Buffer&& other) noexcept;
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
 
+  //! \brief Start of the allocation; null for an empty buffer (or one of 0 bytes).
   [[nodiscard]] void* data() const { return data_; }
+  //! \brief data() typed as `T*`, for kernel arguments and host access; no checks.
   template <class T>
   [[nodiscard]] T* as() const {
     return static_cast<T*>(data_);
   }
+  //! \brief Size in bytes; 0 for an empty or moved-from buffer.
   [[nodiscard]] std::size_t bytes() const { return bytes_; }
+  //! \brief Where the buffer lives as the plan sees it (device or pinned host).
   [[nodiscard]] Memory memory() const { return memory_; }
+  //! \brief Which machinery allocated it (`cpu`: plain host memory whatever memory() says).
   [[nodiscard]] Backend backend() const { return backend_; }
+  //! \brief The name given at construction, used in error messages and plan views.
   [[nodiscard]] const std::string& name() const { return name_; }
 
   //! \brief The whole buffer as a plan view.

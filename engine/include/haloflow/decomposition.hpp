@@ -23,21 +23,28 @@ enum class Boundary { periodic, physical };
 
 //! \brief Half-open box [lo, hi) in some index space.
 struct Box {
-  Index3 lo{0, 0, 0};
-  Index3 hi{0, 0, 0};
+  Index3 lo{0, 0, 0};  //!< first cell inside, per axis
+  Index3 hi{0, 0, 0};  //!< first cell past the end, per axis
   //! \brief Number of cells; 0 when empty on any axis (hi <= lo).
   [[nodiscard]] std::int64_t volume() const;
+  //! \brief True when the box holds no cell (volume() == 0).
   [[nodiscard]] bool empty() const;
+  //! \brief True when lo <= cell < hi on every axis.
   [[nodiscard]] bool contains(const Index3& cell) const;
+  //! \brief Member-wise equality.
   friend bool operator==(const Box&, const Box&) = default;
 };
 
+//! \brief The whole problem: grid size, how many ranks per axis, and what lies beyond each edge.
+//! Checked by the CartesianDecomposition constructor, not here.
 struct DecompositionSpec {
-  int dimensions = 3;  //!< 1, 2 or 3; unused axes have 1 cell and 1 rank
-  Index3 global_cells{1, 1, 1};
+  int dimensions = 3;            //!< 1, 2 or 3; unused axes have 1 cell and 1 rank
+  Index3 global_cells{1, 1, 1};  //!< cells of the whole grid per axis, each >= 1
   //! 0 = free; the caller fills free entries (`balanced_process_grid`) before constructing a
   //! CartesianDecomposition.
   Coord3 process_grid{0, 0, 0};
+  //! Per axis, what lies beyond its first and last cell; default periodic everywhere. Ignored on
+  //! axes beyond `dimensions`.
   std::array<Boundary, 3> boundary{Boundary::periodic, Boundary::periodic, Boundary::periodic};
 };
 
@@ -57,9 +64,13 @@ class CartesianDecomposition {
   //! what is allowed. Ranks are numbered row-major with x fastest: rank = x + px*(y + py*z).
   CartesianDecomposition(const DecompositionSpec& spec, int rank_count, int rank);
 
+  //! \brief The validated spec, with its process grid fully filled in.
   [[nodiscard]] const DecompositionSpec& spec() const { return spec_; }
+  //! \brief This rank, in [0, rank_count()).
   [[nodiscard]] int rank() const { return rank_; }
+  //! \brief Number of ranks: the product of process_grid().
   [[nodiscard]] int rank_count() const { return rank_count_; }
+  //! \brief Ranks per axis (1 on axes beyond `dimensions`).
   [[nodiscard]] Coord3 process_grid() const { return spec_.process_grid; }
   //! \brief Process-grid coordinates of this rank.
   [[nodiscard]] Coord3 coordinates() const { return coordinates_of(rank_); }
@@ -72,7 +83,10 @@ class CartesianDecomposition {
   [[nodiscard]] Index3 local_cells() const { return local_cells_of(rank_); }
   //! \brief Global index of this rank's first owned cell.
   [[nodiscard]] Index3 global_offset() const { return global_offset_of(rank_); }
+  //! \brief local_cells() of any rank, so one process can check every rank's share.
+  //! \throws Error when `rank` is outside [0, rank_count).
   [[nodiscard]] Index3 local_cells_of(int rank) const;
+  //! \brief global_offset() of any rank. \throws Error when `rank` is outside [0, rank_count).
   [[nodiscard]] Index3 global_offset_of(int rank) const;
   //! \brief The rank across the face/edge/corner in direction `direction` (each component -1, 0
   //! or +1, not all 0, and 0 on axes beyond `dimensions`), wrapping on periodic axes, or nullopt

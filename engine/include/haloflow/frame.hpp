@@ -22,6 +22,7 @@ enum class ExecutorKind {
   host,     //!< the CPU, nodes in topological order, kernels through their host twins
 };
 
+//! \brief The executor's name as executor_from_string() parses it ("graph", ...).
 [[nodiscard]] std::string_view to_string(ExecutorKind kind);
 //! \brief Parses "graph", "streams", "serial" or "host".
 [[nodiscard]] std::optional<ExecutorKind> executor_from_string(std::string_view text);
@@ -36,7 +37,11 @@ class Frame {
   //! run, or a failed CUDA call (naming the node).
   Frame(FramePlan plan, ExecutorKind kind);
   ~Frame();
+  //! \brief Takes over the plan and executor; the CUDA graph and streams stay where they are.
+  //! \post the moved-from frame may only be destroyed or assigned to.
   Frame(Frame&&) noexcept;
+  //! \brief Releases this frame's executor, then takes over the other's.
+  //! \post the moved-from frame may only be destroyed or assigned to.
   Frame& operator=(Frame&&) noexcept;
   Frame(const Frame&) = delete;
   Frame& operator=(const Frame&) = delete;
@@ -64,7 +69,9 @@ class Frame {
   //! \brief `launch()` then `wait()`.
   void run();
 
+  //! \brief The plan this frame runs, with the latest patched kernel parameters.
   [[nodiscard]] const FramePlan& plan() const;
+  //! \brief The executor kind chosen at construction.
   [[nodiscard]] ExecutorKind executor() const;
   //! \brief The executor, for inspection by tests and tools (e.g. the lowered cudaGraph).
   [[nodiscard]] Executor& implementation();

@@ -18,19 +18,21 @@ namespace haloflow {
 //! (faces, edges and corners).
 enum class StencilShape { star, box };
 
+//! \brief Which neighbouring cells a solver's update reads: it decides which directions are
+//! exchanged and how thick the boundary slabs are.
 struct Stencil {
-  StencilShape shape = StencilShape::star;
-  int radius = 1;  //!< cells read on each side
+  StencilShape shape = StencilShape::star;  //!< faces only (star) or diagonals too (box)
+  int radius = 1;                           //!< cells read on each side
 };
 
 //! \brief Storage of one rank's fields: each field is its own array of (nx+2g)(ny+2g)(nz+2g)
 //! elements (g applied only on active axes, i.e. axes < dimensions), x fastest; owned cells at
 //! [g, g+n).
 struct FieldLayout {
-  Index3 owned{1, 1, 1};
-  int ghost_width = 1;
-  int dimensions = 3;
-  int fields = 1;
+  Index3 owned{1, 1, 1};  //!< cells this rank owns per axis (n), ghosts excluded
+  int ghost_width = 1;    //!< ghost layers on each side of an active axis (g)
+  int dimensions = 3;     //!< active axes, 1 to 3; the others get no ghosts
+  int fields = 1;         //!< number of fields, each a separate array of this shape
 
   //! \brief Cells per axis with ghosts.
   [[nodiscard]] Index3 extent() const;
@@ -63,12 +65,14 @@ struct HaloMessage {
   int receive_tag = 0;  //!< the tag the peer sends with: direction_code(-direction)
 };
 
+//! \brief Everything one rank needs to exchange its ghosts: its storage layout and one message
+//! per neighbour direction, packed back to back in one send and one receive buffer.
 struct HaloPlan {
-  FieldLayout layout;
+  FieldLayout layout;  //!< this rank's fields, with the plan's ghost width
   //! One per direction that has a neighbour, in increasing direction_code order.
   std::vector<HaloMessage> messages;
-  std::int64_t send_elements = 0;  //!< total, for the one pinned send buffer
-  std::int64_t receive_elements = 0;
+  std::int64_t send_elements = 0;     //!< total, for the one pinned send buffer
+  std::int64_t receive_elements = 0;  //!< total, for the one pinned receive buffer
 };
 
 //! \brief The messages of this rank's exchange: the 2*dimensions faces for a star stencil, all
@@ -89,8 +93,8 @@ struct HaloPlan {
 //! limited to the interior x range; then z slabs limited to interior x and y ranges), omitting
 //! empty ones.
 struct CellSplit {
-  Box interior;  //!< never has hi < lo on an axis, even when empty
-  std::vector<Box> boundary;
+  Box interior;               //!< never has hi < lo on an axis, even when empty
+  std::vector<Box> boundary;  //!< disjoint non-empty slabs; with interior they tile the owned box
 };
 
 //! \throws Error when stencil.radius < 1 or exceeds layout.ghost_width.

@@ -22,10 +22,12 @@ namespace haloflow {
 //! \brief One pack or unpack run: `elements` buffer elements from `buffer_offset` on map to the
 //! box starting at `lower` with `extent` cells of field `field`, x fastest. Shared with kernels.
 struct HaloSegment {
+  //! First buffer element of the run; segments are sorted by it, so a kernel thread finds its
+  //! segment by binary search.
   std::int64_t buffer_offset = 0;
-  std::int64_t lower[3] = {0, 0, 0};
-  std::int64_t extent[3] = {1, 1, 1};
-  std::int32_t field = 0;
+  std::int64_t lower[3] = {0, 0, 0};   //!< first cell of the box, local index space with ghosts
+  std::int64_t extent[3] = {1, 1, 1};  //!< cells of the box per axis, each >= 1
+  std::int32_t field = 0;              //!< which field of the set, in [0, layout.fields)
 };
 
 //! \brief The kernels' view of where the fields live.
@@ -43,6 +45,8 @@ KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, T*> halo_pack_ker
 template <class T>
 KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, const T*> halo_unpack_kernel();
 
+//! \brief How one HaloExchange names, tags and launches its nodes; the defaults suit one
+//! exchange per frame.
 struct ExchangeOptions {
   //! Distinguishes exchanges within one frame (e.g. one per Runge-Kutta stage): it goes into
   //! every tag, so messages of two exchanges never match each other.
@@ -53,16 +57,19 @@ struct ExchangeOptions {
   std::string name = "halo";
   //! Threads per block and blocks of the grid-stride pack and unpack kernels.
   unsigned block_size = 256;
+  //! Blocks of the pack and unpack grid: few, so the communication kernels leave the bulk
+  //! kernel most of the GPU.
   unsigned blocks = 264;
 };
 
-//! \brief The node names an exchange added, so later nodes can depend on them.
+//! \brief The node names an exchange added, so later nodes can depend on them. With no
+//! neighbour all five are empty nodes, so those dependencies still resolve.
 struct ExchangeNodes {
-  std::string pack;
-  std::string download;
-  std::string exchange;
-  std::string upload;
-  std::string unpack;
+  std::string pack;      //!< "<name>.pack": the kernel that gathers the send boxes
+  std::string download;  //!< "<name>.download": device send buffer to pinned host
+  std::string exchange;  //!< "<name>.exchange": the MPI host node (post, then finish)
+  std::string upload;    //!< "<name>.upload": pinned host receive buffer to device
+  std::string unpack;    //!< "<name>.unpack": scatters received boxes into the ghosts; last node
 };
 
 //! \brief Exchanges the ghost cells of `fields` (each laid out as `plan.layout`) with the
@@ -73,11 +80,19 @@ class HaloExchange {
  public:
   //! `field_sets`: one or more sets of `plan.layout.fields` device pointers (two for ping-pong
   //! buffers); `use_field_set` switches between them without rebuilding anything.
-  //! \throws Error for a field count that does not match, or a failed MPI or CUDA call.
+  //! \pre MPI is initialised with MPI_THREAD_MULTIPLE (the graph executor calls MPI from a
+  //! CUDA driver thread); the field pointers stay valid while any frame using them lives.
+  //! \throws Error when MPI is not initialised or its thread level is lower, for a field count
+  //! that does not match, or a failed MPI or CUDA call.
   HaloExchange(HaloPlan plan, MPI_Comm communicator, std::vector<std::vector<T*>> field_sets,
                Backend backend, ExchangeOptions options = {});
   ~HaloExchange();
+  //! \brief Takes over the buffers and communicator; nodes already added keep working, since
+  //! they point at state that does not move. \post the moved-from exchange may only be destroyed
+  //! or assigned to.
   HaloExchange(HaloExchange&&) noexcept;
+  //! \brief Releases this exchange's state, then takes over the other's.
+  //! \post the moved-from exchange may only be destroyed or assigned to.
   HaloExchange& operator=(HaloExchange&&) noexcept;
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
@@ -99,10 +114,17 @@ class HaloExchange {
   //! \brief `post()` then `finish()`: the body of the exchange host node.
   void run();
 
+  //! \brief The halo plan given at construction.
   [[nodiscard]] const HaloPlan& plan() const;
+  //! \brief The options given at construction.
   [[nodiscard]] const ExchangeOptions& options() const;
+  //! \brief How many field sets use_field_set() can choose from.
   [[nodiscard]] std::size_t field_sets() const;
+  //! \brief The pinned buffer MPI sends from (`plan().send_elements` elements of T): what the
+  //! download node fills and post() sends, at each message's `send_offset`.
   [[nodiscard]] Buffer& host_send();
+  //! \brief The pinned buffer MPI receives into (`plan().receive_elements` elements of T): what
+  //! finish() completes and the upload node copies, at each message's `receive_offset`.
   [[nodiscard]] Buffer& host_receive();
 
  private:

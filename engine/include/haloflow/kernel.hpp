@@ -21,16 +21,28 @@ namespace haloflow {
 //! without a host twin runs only on GPU executors.
 template <class... Params>
 struct KernelRef {
-  void (*device)(Params...) = nullptr;
+  void (*device)(Params...) = nullptr;  //!< the `__global__` function; null: host executor only
+  //! The CPU twin, given the launch shape; null: GPU executors only.
   void (*host)(const LaunchShape&, Params...) = nullptr;
+  //! Name in error messages and Graphviz output; FramePlan::add_kernel copies it.
   const char* label = "kernel";
 };
+
+//! \brief A user's own `__global__` function as a kernel for the GPU executors:
+//! `device_kernel(&my_flux, "my_flux")`. It has no host twin, so the host executor refuses it.
+template <class... Params>
+[[nodiscard]] constexpr KernelRef<Params...> device_kernel(void (*entry)(Params...),
+                                                           const char* label) {
+  return KernelRef<Params...>{entry, nullptr, label};
+}
 
 //! \brief The parameter values of one kernel node, owned, with the array of pointers to them
 //! that `cudaLaunchKernel` and `cudaKernelNodeParams::kernelParams` expect.
 //! Assigning new values keeps the storage, so per-step patches never allocate.
 class KernelArgs {
  public:
+  //! \brief Stores `values` on the heap, so the pointer array stays valid when the KernelArgs
+  //! moves.
   template <class... Params>
   static KernelArgs make(Params... values) {
     KernelArgs args;
@@ -38,13 +50,20 @@ class KernelArgs {
     return args;
   }
 
+  //! \brief No values: pointers() is null and holds() is false for every list.
   KernelArgs() = default;
+  //! \brief A deep copy with its own values and pointer array, so a copied plan is patched
+  //! independently of the original.
   KernelArgs(const KernelArgs& other) : holder_(other.holder_ ? other.holder_->clone() : nullptr) {}
+  //! \brief Deep copy; see the copy constructor.
   KernelArgs& operator=(const KernelArgs& other) {
     if (this != &other) holder_ = other.holder_ ? other.holder_->clone() : nullptr;
     return *this;
   }
+  //! \brief Takes over the values; pointers() stays the same, so a lowered node keeps reading
+  //! them. \post `other` holds no values.
   KernelArgs(KernelArgs&&) noexcept = default;
+  //! \brief Takes over the values, as the move constructor. \post `other` holds no values.
   KernelArgs& operator=(KernelArgs&&) noexcept = default;
   ~KernelArgs() = default;
 

@@ -15,6 +15,10 @@ void mpi_check(int code, const char* call, std::string_view context);
 //! MPI_THREAD_MULTIPLE. Finalises in the destructor only what it initialised.
 class MpiSession {
  public:
+  //! \brief Calls MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE) unless MPI is already
+  //! initialised: host nodes call MPI from a CUDA driver thread. `argc` and `argv` may be null.
+  //! \throws Error for a failed MPI call or a thread level below MPI_THREAD_MULTIPLE (finalising
+  //! first if it initialised MPI).
   MpiSession(int* argc, char*** argv);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
@@ -22,8 +26,11 @@ class MpiSession {
   MpiSession(MpiSession&&) = delete;
   MpiSession& operator=(MpiSession&&) = delete;
 
+  //! \brief This process's rank in MPI_COMM_WORLD.
   [[nodiscard]] int world_rank() const { return rank_; }
+  //! \brief Number of ranks in MPI_COMM_WORLD.
   [[nodiscard]] int world_size() const { return size_; }
+  //! \brief True when this session called MPI_Init_thread, and so will call MPI_Finalize.
   [[nodiscard]] bool initialised_here() const { return owns_; }
 
  private:

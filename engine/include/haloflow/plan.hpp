@@ -28,40 +28,51 @@ enum class Lane { bulk, communication };
 //! \brief Where a buffer lives. `host` means pinned host memory (what copies need to overlap).
 enum class Memory { device, host };
 
+//! \brief What a node does; in the order of Node::work's alternatives, so Node::kind() is the
+//! variant's index.
 enum class NodeKind { kernel, copy, host, empty };
+//! \brief Direction of a copy node, from its views' Memory; host to host is not a copy node.
 enum class CopyKind { device_to_host, host_to_device, device_to_device };
 
+//! \brief "bulk" or "communication", for messages and Graphviz labels.
 [[nodiscard]] std::string_view to_string(Lane lane);
+//! \brief "kernel", "copy", "host" or "empty", for messages and Graphviz labels.
 [[nodiscard]] std::string_view to_string(NodeKind kind);
+//! \brief "device to host", "host to device" or "device to device".
 [[nodiscard]] std::string_view to_string(CopyKind kind);
 
 //! \brief A non-owning view of a buffer, named so errors can say which one.
 struct BufferView {
-  void* data = nullptr;
-  std::size_t bytes = 0;
-  Memory memory = Memory::device;
-  std::string name;
+  void* data = nullptr;            //!< first byte; a copy node refuses null
+  std::size_t bytes = 0;           //!< bytes available from `data`; copies may not move more
+  Memory memory = Memory::device;  //!< decides the direction of a copy
+  std::string name;                //!< for messages; may be empty
 };
 
 //! \brief What every node has: a unique name, its lane, and the names it runs after.
 struct NodeOptions {
+  //! Non-empty and unique in the plan: how handles, `after` and error messages name the node.
   std::string name;
-  Lane lane = Lane::bulk;
+  Lane lane = Lane::bulk;  //!< stream priority class; default bulk (lowest priority)
+  //! Names of nodes of the same plan this one runs after; neither itself nor a missing name.
   std::vector<std::string> after;
 };
 
+//! \brief A kernel node's work, as FramePlan::add_kernel builds it from a KernelRef.
 struct KernelWork {
+  //! The `__global__` function (device_entry_address); null: the host executor only.
   const void* device_entry = nullptr;
   HostKernelRunner host;  //!< empty when the kernel has no host twin
-  LaunchShape shape;
-  KernelArgs args;
-  std::string label;
+  LaunchShape shape;      //!< must have a non-empty grid and block
+  KernelArgs args;        //!< the parameter values; Frame::update rewrites them in place
+  std::string label;      //!< the kernel's name (KernelRef::label), for messages
 };
 
+//! \brief A copy node's work: one contiguous copy between two views.
 struct CopyWork {
-  BufferView destination;
-  BufferView source;
-  std::size_t bytes = 0;
+  BufferView destination;  //!< where the bytes go
+  BufferView source;       //!< where they come from
+  std::size_t bytes = 0;   //!< how many: at least 1, at most either view's `bytes`
   [[nodiscard]] std::optional<CopyKind> kind() const;  //!< empty for host to host
 };
 
@@ -71,20 +82,27 @@ struct CopyWork {
 //! dependencies are done, `finish` just before a node that depends on it is issued, with
 //! independent work issued in between.
 struct HostWork {
-  std::function<void()> run;
-  std::function<void()> post;
-  std::function<void()> finish;
+  std::function<void()> run;     //!< the whole work; required
+  std::function<void()> post;    //!< first phase; empty unless split-phase
+  std::function<void()> finish;  //!< second phase; set exactly when `post` is
+  //! \brief True when executors without graphs may run it as post, then finish.
   [[nodiscard]] bool split_phase() const { return post && finish; }
 };
 
+//! \brief An empty node's work: nothing; the node only joins its dependencies.
 struct EmptyWork {};
 
+//! \brief One node of a plan: its options and its work, one of four kinds.
 struct Node {
-  NodeOptions options;
+  NodeOptions options;  //!< name, lane and dependencies
+  //! What the node does; the alternatives are in NodeKind order.
   std::variant<KernelWork, CopyWork, HostWork, EmptyWork> work;
 
+  //! \brief The node's name (`options.name`).
   [[nodiscard]] const std::string& name() const { return options.name; }
+  //! \brief The node's lane (`options.lane`).
   [[nodiscard]] Lane lane() const { return options.lane; }
+  //! \brief Which alternative `work` holds.
   [[nodiscard]] NodeKind kind() const { return static_cast<NodeKind>(work.index()); }
 };
 
@@ -92,8 +110,8 @@ struct Node {
 //! `Frame::update` is checked against it at compile time.
 template <class... Params>
 struct KernelNode {
-  std::size_t index = 0;
-  std::string name;
+  std::size_t index = 0;  //!< position in the plan; a hint, checked against `name` before use
+  std::string name;       //!< the node's name; finds it when `index` does not (e.g. in a subset)
 };
 
 //! \brief `From` converts to `To` without narrowing (so `update(node, 1)` into a double is refused
@@ -103,8 +121,11 @@ concept converts_exactly = std::is_convertible_v<From, To> && requires(From&& fr
   To{std::forward<From>(from)};
 };
 
+//! \brief One timestep's DAG, built node by node and checked as a whole by validate() (a Frame
+//! validates it too). Nodes are never removed, so indices and handles stay valid.
 class FramePlan {
  public:
+  //! \brief An empty plan; `name` appears in every message about it and in its Graphviz title.
   explicit FramePlan(std::string name);
 
   //! \brief Adds a kernel node; `args` must convert to the kernel's parameters without
@@ -140,10 +161,16 @@ class FramePlan {
   //! \brief A node that only joins dependencies.
   void add_empty(NodeOptions options);
 
+  //! \brief The name given at construction (a subset from only() gets "<name>:<lane>").
   [[nodiscard]] const std::string& name() const { return name_; }
+  //! \brief Every node, in insertion order (their indices).
   [[nodiscard]] const std::vector<Node>& nodes() const { return nodes_; }
+  //! \brief The node at `index`, to inspect or adjust before the plan becomes a Frame.
+  //! \throws std::out_of_range for an index past the end.
   [[nodiscard]] Node& node(std::size_t index) { return nodes_.at(index); }
+  //! \brief The node at `index`. \throws std::out_of_range for an index past the end.
   [[nodiscard]] const Node& node(std::size_t index) const { return nodes_.at(index); }
+  //! \brief Index of the first node named `name`, or nullopt when there is none.
   [[nodiscard]] std::optional<std::size_t> find(std::string_view name) const;
 
   //! \brief Every problem in the plan, each one sentence naming the node (empty when valid).
