@@ -103,6 +103,20 @@ void GraphExecutor::kernel_args_changed(std::size_t node) {
       patch_contexts_[node]);
 }
 
+void GraphExecutor::time_host_work(NodeTimer* timer) {
+  timed_.resize(plan_.nodes().size());
+  for (std::size_t index = 0; index < plan_.nodes().size(); ++index) {
+    if (plan_.node(index).kind() != NodeKind::host) continue;
+    cudaHostNodeParams params{&HostCallback::invoke, &callbacks_[index]};
+    if (timer != nullptr) {
+      timed_[index] = TimedHostCallback{&callbacks_[index], index, timer};
+      params = cudaHostNodeParams{&TimedHostCallback::invoke, &timed_[index]};
+    }
+    HALOFLOW_CUDA(cudaGraphExecHostNodeSetParams(executable_.get(), nodes_[index], &params),
+                  "host node '" + plan_.node(index).name() + "' of frame '" + plan_.name() + "'");
+  }
+}
+
 std::unique_ptr<Executor> make_graph_executor(FramePlan& plan, HostNodeFailures& failures) {
   return std::make_unique<GraphExecutor>(plan, failures);
 }

@@ -21,6 +21,10 @@ class GraphExecutor final : public Executor {
   void launch(CUstream_st* stream) override;
   void wait() override;
   void kernel_args_changed(std::size_t node) override;
+  //! Points the executable graph's host nodes at TimedHostCallback::invoke (or back at
+  //! HostCallback::invoke when `timer` is null) with cudaGraphExecHostNodeSetParams: the graph
+  //! is neither rebuilt nor re-instantiated, so the nodes' ids stay the ones CUPTI reports.
+  void time_host_work(NodeTimer* timer) override;
 
   [[nodiscard]] cudaGraph_t graph() const { return graph_.get(); }
   [[nodiscard]] cudaGraphExec_t executable() const { return executable_.get(); }
@@ -38,6 +42,7 @@ class GraphExecutor final : public Executor {
   std::vector<cudaGraphNode_t> nodes_;               // owned by graph_
   std::vector<cudaKernelNodeParams> kernel_params_;  // per node; used by kernel nodes only
   std::vector<HostCallback> callbacks_;              // per node; used by host nodes only
+  std::vector<TimedHostCallback> timed_;             // per node; host nodes while timed
   std::vector<std::string> patch_contexts_;          // per node: error context, made once
   cudaStream_t launched_on_ = nullptr;
 };

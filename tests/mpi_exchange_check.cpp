@@ -220,6 +220,9 @@ int run_timeout(ExecutorKind executor, int rank, int ranks, int skip, double tim
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fprintf(stderr, "%s\nrank %d: failed after %.2f s (bound %.2f s)\n", error.what(), rank,
                  took, timeout);
+    std::fflush(stderr);
+    // Let mpiexec forward the message before the abort tears the job down.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     MPI_Abort(MPI_COMM_WORLD, 3);  // the peer never answers: ending the run is the only option
   }
   std::fprintf(stderr, "rank %d: the exchange completed although rank %d never took part\n", rank,

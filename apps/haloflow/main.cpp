@@ -14,6 +14,7 @@
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/version.hpp"
+#include "replay.hpp"
 #include "seed_case.hpp"
 
 namespace {
@@ -108,6 +109,22 @@ int run_case(const RunOptions& options, const haloflow::MpiSession& mpi) {
   return 0;
 }
 
+int replay_case(const haloflow::app::ReplayOptions& options, const haloflow::MpiSession& mpi) {
+  if (mpi.world_size() > 1) {
+    throw haloflow::Error(fmt::format(
+        "{}: the seed case runs on one rank; it was started on {} (run it without mpiexec)",
+        options.case_path, mpi.world_size()));
+  }
+  if (const auto device = haloflow::current_device()) {
+    fmt::print("device {}: {} ({} SMs, {:.0f} GiB)\n", device->ordinal, device->name,
+               device->multiprocessors, device->memory_gib);
+  }
+  std::fflush(stdout);
+  const auto result = haloflow::app::replay_seed_case(options, mpi.world_rank());
+  std::fputs(result.text.c_str(), stdout);
+  return 0;
+}
+
 int show_info(const haloflow::MpiSession& mpi) {
   fmt::print("haloflow {}\n", haloflow::version);
   if (const auto device = haloflow::current_device()) {
@@ -138,6 +155,27 @@ int main(int argc, char** argv) {
   run->add_option("--json", options.json_path, "also write the results as JSON to this file");
   run->add_option("--dot", options.dot_path, "also write the frame plan as Graphviz DOT");
   run->add_flag("--force", options.force, "overwrite files given to --json and --dot");
+  haloflow::app::ReplayOptions replay_options;
+  auto* replay = app.add_subcommand(
+      "replay", "replay a case's frame with every node recorded, and show what overlapped");
+  replay->add_option("case", replay_options.case_path, "the case file (JSON)")->required();
+  replay
+      ->add_option("--frames", replay_options.frames,
+                   "recorded frames (as many run untraced first; default: the case's)")
+      ->check(CLI::Range(1, 1000000));
+  replay->add_option("--executor", replay_options.executor, "which executor to record")
+      ->check(CLI::IsMember({"auto", "graph", "host"}))
+      ->capture_default_str();
+  replay->add_option("--trace", replay_options.trace_path,
+                     "write the recording as Chrome trace-event JSON (Perfetto opens it)");
+  replay->add_option("--timeline", replay_options.timeline_path,
+                     "write an SVG timeline, a row per branch");
+  replay->add_option("--window", replay_options.window,
+                     "frames the timeline shows, as first:count (default: the median frame)");
+  replay->add_option("--dot", replay_options.dot_path,
+                     "write the plan as DOT (and, for graph, the CUDA graph to NAME.cuda.dot)");
+  replay->add_option("--report", replay_options.report_path, "write the overlap report as JSON");
+  replay->add_flag("--force", replay_options.force, "overwrite existing output files");
   auto* info = app.add_subcommand("info", "describe the device, MPI and this build");
   try {
     app.parse(argc, argv);
@@ -148,6 +186,7 @@ int main(int argc, char** argv) {
   try {
     mpi.emplace(&argc, &argv);
     if (run->parsed()) return run_case(options, *mpi);
+    if (replay->parsed()) return replay_case(replay_options, *mpi);
     if (info->parsed()) return show_info(*mpi);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "haloflow: %s\n", error.what());

@@ -2,11 +2,13 @@
 // The interface each executor implements; internal to the engine (Frame is the public face).
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
 
+#include "haloflow/error.hpp"
 #include "haloflow/frame.hpp"
 #include "haloflow/plan.hpp"
 
@@ -34,12 +36,46 @@ struct HostCallback {
   static void invoke(void* data) noexcept;
 };
 
+//! Told when nodes ran, on the clock of whoever records them (nanoseconds): `haloflow replay`
+//! times the work an executor runs on the host through one of these. Called from whatever
+//! thread runs the node (a CUDA driver thread for graph host nodes), so implementations lock.
+class NodeTimer {
+ public:
+  virtual ~NodeTimer() = default;
+  [[nodiscard]] virtual std::uint64_t now() noexcept = 0;
+  virtual void ran(std::size_t node, std::uint64_t start_ns, std::uint64_t end_ns) noexcept = 0;
+};
+
+//! A host callback timed around its work: what a graph host node calls instead of
+//! HostCallback::invoke while a replay records. It is swapped in only then, so an untraced frame
+//! runs the plain trampoline and pays nothing.
+struct TimedHostCallback {
+  HostCallback* callback = nullptr;
+  std::size_t node = 0;
+  NodeTimer* timer = nullptr;
+  //! The `cudaHostFn_t` trampoline: `data` is a TimedHostCallback.
+  static void invoke(void* data) noexcept {
+    auto* timed = static_cast<TimedHostCallback*>(data);
+    const std::uint64_t start = timed->timer->now();
+    HostCallback::invoke(timed->callback);
+    timed->timer->ran(timed->node, start, timed->timer->now());
+  }
+};
+
 class Executor {
  public:
   virtual ~Executor() = default;
   virtual void launch(CUstream_st* stream) = 0;  //!< null: the executor's own stream
   virtual void wait() = 0;
   virtual void kernel_args_changed(std::size_t node) = 0;
+  //! From the next launch on, reports to `timer` when each node that this executor runs on the
+  //! host ran (the host executor: every node; the graph executor: its host nodes); null stops.
+  //! Only between frames (after wait()). \throws Error for executors that cannot.
+  virtual void time_host_work(NodeTimer* /*timer*/) {
+    throw Error(
+        "this executor cannot time its nodes; traces are recorded with the graph and "
+        "host executors");
+  }
 };
 
 // Each factory reads `plan` during construction and keeps a reference: the Frame owns both.

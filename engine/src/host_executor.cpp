@@ -26,12 +26,22 @@ class HostExecutor final : public Executor {
   }
 
   void launch(CUstream_st* /*stream*/) override {
-    for (const std::size_t index : order_) run_node(plan_.node(index));
+    if (timer_ == nullptr) {
+      for (const std::size_t index : order_) run_node(plan_.node(index));
+      return;
+    }
+    for (const std::size_t index : order_) {
+      const std::uint64_t start = timer_->now();
+      run_node(plan_.node(index));
+      timer_->ran(index, start, timer_->now());
+    }
   }
 
   void wait() override {}  // launch() already ran the frame to completion
 
   void kernel_args_changed(std::size_t /*node*/) override {}  // the plan's values are read live
+
+  void time_host_work(NodeTimer* timer) override { timer_ = timer; }
 
  private:
   void run_node(const Node& node) {
@@ -51,6 +61,7 @@ class HostExecutor final : public Executor {
 
   FramePlan& plan_;
   std::vector<std::size_t> order_;
+  NodeTimer* timer_ = nullptr;  // set only while a replay records
 };
 
 }  // namespace

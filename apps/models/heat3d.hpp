@@ -1,0 +1,54 @@
+#pragma once
+//! \file
+//! \brief heat3d: du/dt = nu (u_xx + u_yy + u_zz) on the periodic box [0,1)^3, explicit Euler in
+//! time and the 7-point Laplacian in space, on a 3D process grid; started from the mode
+//! sin(2 pi k x) sin(2 pi k y) sin(2 pi k z), which decays as exp(-3 (2 pi k)^2 nu t).
+//!
+//! Cells sit at x_i = i / nx (i = 0..nx-1; likewise y, z). The mode is an eigenvector of the
+//! scheme too: each step multiplies it by g = 1 - sum_axis 4 c_axis sin^2(pi k / n_axis)
+//! (c_axis = nu dt n_axis^2), so the error after N steps is |g^N - exp(-3 (2 pi k)^2 nu N dt)|
+//! times the mode, up to round-off: O(h^2) with dt ~ h^2.
+
+#include <mpi.h>
+
+#include <vector>
+
+#include "haloflow/decomposition.hpp"
+#include "run_options.hpp"
+
+namespace haloflow::models {
+
+struct HeatConfig {
+  Index3 cells{256, 256, 256};
+  double nu = 1.0;
+  int mode = 1;  //!< k of the initial sine mode
+  //! The time step; 0 chooses h_min^2 / (8 nu). It must keep the scheme stable:
+  //! nu dt sum_axis 1/h_axis^2 <= 1/2. (h^2 / (18 nu) on a cubic grid cancels the leading error
+  //! terms of space and time against each other: avoid it when measuring the order.)
+  double dt = 0;
+  RunOptions run;
+};
+
+template <class T>
+struct HeatResult {
+  Coord3 process_grid{1, 1, 1};
+  double dt = 0;
+  double final_time = 0;
+  double amplitude_exact = 0;   //!< exp(-3 (2 pi k)^2 nu t) at the end
+  double amplitude_scheme = 0;  //!< g^N, the scheme's amplitude of the mode
+  double error_max = 0;         //!< max over the cells of |u - exact|
+  double error_rms = 0;         //!< root mean square of u - exact
+  //! |g^N - exp(...)| times the largest |mode| on the grid: what error_max must be, to round-off.
+  double predicted_error_max = 0;
+  StepTimes times;
+  double bytes_per_step = 0;  //!< read u + write u_new: 2 cells sizeof(T)
+  std::vector<T> field;       //!< rank 0, with `run.gather`: every cell, x fastest
+};
+
+//! \brief Runs `config` on every rank of `communicator` (collective; the process grid comes from
+//! MPI_Dims_create). \throws Error for a bad configuration (naming the field, value and what is
+//! allowed), a decomposition that does not fit, or a failed frame.
+template <class T>
+[[nodiscard]] HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator);
+
+}  // namespace haloflow::models

@@ -1,0 +1,57 @@
+#pragma once
+//! \file
+//! \brief jacobi2d: Jacobi iterations for the Laplace equation, the problem of NVIDIA's
+//! multi-gpu-programming-models `jacobi`, so that results compare number for number.
+//!
+//! The reference's conventions, kept: an nx x ny array whose columns 0 and nx-1 are fixed at
+//! sin(2 pi y / (ny-1)) (y the global row) and whose rows 0 and ny-1 are periodic copies of rows
+//! ny-2 and 1; so ny-2 rows are computed, periodic in y, each over columns 1..nx-2. Here those
+//! ny-2 rows are the decomposed y axis (the copy rows are the halo), and all nx columns are owned
+//! (x has no periodic halo).
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "haloflow/decomposition.hpp"
+#include "run_options.hpp"
+
+namespace haloflow::models {
+
+struct JacobiConfig {
+  std::int64_t nx = 16384;  //!< columns, the two fixed ones included
+  std::int64_t ny = 16384;  //!< rows as the reference counts them: ny - 2 are computed
+  //! 1: rows split over the ranks; 2: a 2D process grid (MPI_Dims_create).
+  int split = 1;
+  //! The L2 norm of the update every `norm_every` steps (steps 0, K, 2K, ...) and at the last
+  //! step; 0: never. Other steps run a frame without the norm's nodes.
+  int norm_every = 100;
+  RunOptions run;
+};
+
+struct NormSample {
+  int step = 0;
+  double value = 0;  //!< sqrt of the global sum of (a_new - a)^2 over the computed cells
+};
+
+template <class T>
+struct JacobiResult {
+  Coord3 process_grid{1, 1, 1};
+  std::vector<NormSample> norms;
+  StepTimes times;
+  //! What one step must move, read a + write a_new: 2 nx ny sizeof(T) (the whole arrays, as the
+  //! reference counts them).
+  double bytes_per_step = 0;
+  //! Rank 0, with `run.gather`: the computed rows' owned cells, nx x (ny-2), x fastest (reference
+  //! rows 1 to ny-2).
+  std::vector<T> field;
+};
+
+//! \brief Runs `config` on every rank of `communicator` (collective).
+//! \throws Error for a bad configuration (naming the field, value and what is allowed), a
+//! decomposition that does not fit, or a failed frame.
+template <class T>
+[[nodiscard]] JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator);
+
+}  // namespace haloflow::models

@@ -1,0 +1,32 @@
+#pragma once
+//! \file
+//! \brief The step loop every model shares: warm-up steps thrown away, then timed steps whose
+//! frames are queued on one stream without waiting (a model waits only where it must, e.g. for a
+//! norm), timed per step without stopping the queue.
+
+#include <mpi.h>
+
+#include <functional>
+
+#include "run_options.hpp"
+
+struct CUstream_st;
+
+namespace haloflow::models {
+
+struct StepHooks {
+  //! Patches and launches step `step` of `steps` (the warm-up's or the timed run's) on `stream`
+  //! (null under the host executor).
+  std::function<void(int step, int steps, CUstream_st* stream)> step;
+  //! Waits for every frame of the model, so that failures of queued frames are reported.
+  std::function<void()> settle;
+  //! Sets the fields back to the initial state (after the warm-up).
+  std::function<void()> reset;
+};
+
+//! \brief Runs `run.warmup` steps, resets, then `run.steps` timed steps. Collective over
+//! `communicator` (a barrier before the timed steps; the times are the slowest rank's).
+[[nodiscard]] StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator,
+                                        const StepHooks& hooks);
+
+}  // namespace haloflow::models

@@ -1,0 +1,104 @@
+// heat3d's error under refinement: three resolutions with dt ~ h^2 to the same final time.
+// Each run's error must be the scheme's own (|g^N - exp(-3 (2 pi k)^2 nu t)| times the mode, to
+// round-off), and the observed order log2(e(h) / e(h/2)) must be 2, the design order, within
+// the size of the next term of the error's expansion.
+//   mpiexec -n R haloflow_model_heat_order [--executor host|graph|...]
+// Exit: 0 all good, 1 a failure, 77 a GPU executor asked for without a GPU (ctest: skipped).
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <array>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "haloflow/error.hpp"
+#include "haloflow/mpi_session.hpp"
+#include "haloflow/ranks.hpp"
+#include "heat3d.hpp"
+
+using namespace haloflow;
+
+namespace {
+
+constexpr double kFinalTime = 0.01;  // the mode decays to exp(-1.18) = 0.31 of its start
+
+// The error is C h^2 (1 + D h^2 + ...), with D h^2 of the size (2 pi k h)^2 = 0.15 at the
+// coarsest h = 1/16: the observed order is 2 +- log2(1 + 0.15) = 2 +- 0.2.
+constexpr double kLowestOrder = 1.8;
+constexpr double kHighestOrder = 2.2;
+
+int run_checks(ExecutorKind executor, int rank) {
+  // n = 16, 32, 64 with 20, 80, 320 steps: nu dt / h^2 = 0.128 on all three (dt ~ h^2), away
+  // from 1/18, where the leading space and time errors cancel.
+  constexpr std::array<std::int64_t, 3> kCells{16, 32, 64};
+  std::array<double, 3> errors{};
+  int failures = 0;
+  for (std::size_t i = 0; i < kCells.size(); ++i) {
+    const std::int64_t n = kCells[i];
+    const int steps = static_cast<int>(20 * (n / 16) * (n / 16));
+    const models::HeatConfig config{
+        .cells = {n, n, n},
+        .nu = 1.0,
+        .mode = 1,
+        .dt = kFinalTime / steps,
+        .run = {.executor = executor, .steps = steps, .warmup = 0, .gather = false}};
+    const auto result = models::run_heat3d<double>(config, MPI_COMM_WORLD);
+    errors[i] = result.error_max;
+    // Each step rounds every value a few times (|u| <= 1): N steps, at most 16 eps each.
+    const double roundoff = 16.0 * steps * DBL_EPSILON;
+    const bool matches = std::abs(result.error_max - result.predicted_error_max) <= roundoff;
+    if (rank == 0) {
+      std::printf(
+          "n = %3lld, %3d steps: max error %.9e, the scheme's %.9e (allowed difference %.1e): "
+          "%s\n",
+          static_cast<long long>(n), steps, result.error_max, result.predicted_error_max, roundoff,
+          matches ? "ok" : "FAILED");
+    }
+    failures += matches ? 0 : 1;
+  }
+  for (std::size_t i = 0; i + 1 < kCells.size(); ++i) {
+    const double order = std::log2(errors[i] / errors[i + 1]);
+    const bool ok = order >= kLowestOrder && order <= kHighestOrder;
+    if (rank == 0) {
+      std::printf("observed order n = %lld -> %lld: %.4f (expected %.1f to %.1f): %s\n",
+                  static_cast<long long>(kCells[i]), static_cast<long long>(kCells[i + 1]), order,
+                  kLowestOrder, kHighestOrder, ok ? "ok" : "FAILED");
+    }
+    failures += ok ? 0 : 1;
+  }
+  return failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string executor_name = "host";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--executor") == 0) executor_name = argv[i + 1];
+  }
+  std::optional<MpiSession> session;  // outlives the handler below, which may need MPI_Abort
+  try {
+    const MpiSession& mpi = session.emplace(&argc, &argv);
+    const auto executor = executor_from_string(executor_name);
+    if (!executor) throw Error(fmt::format("--executor {}: unknown executor", executor_name));
+    if (*executor != ExecutorKind::host && place_rank_on_device(MPI_COMM_WORLD).device < 0) {
+      if (mpi.world_rank() == 0) std::puts("no CUDA device: GPU heat3d order check skipped");
+      return 77;
+    }
+    const int failures = run_checks(*executor, mpi.world_rank());
+    if (mpi.world_rank() == 0) {
+      std::printf("heat3d convergence (%s executor, %d ranks): %s\n", executor_name.c_str(),
+                  mpi.world_size(), failures == 0 ? "all ok" : "FAILED");
+    }
+    return failures == 0 ? 0 : 1;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "haloflow_model_heat_order: %s\n", error.what());
+    if (session) MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return 1;
+}
