@@ -28,13 +28,14 @@ __global__ void heat_box(CellBox box, HeatCoefficients<T> c, const T* __restrict
                          T* __restrict__ u_new) {
   const std::int64_t x = box.x0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (x >= box.x0 + box.nx) return;
-  const std::int64_t rows = static_cast<std::int64_t>(gridDim.y) * blockDim.y;
+  // Indices advance by additions: a 64-bit multiply per cell made the sweep compute-bound.
+  const int rows = static_cast<int>(gridDim.y * blockDim.y);
+  const std::int64_t row_step = rows * box.stride_y;
+  const int first_row = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   for (std::int64_t z = blockIdx.z; z < box.nz; z += gridDim.z) {
-    const std::int64_t plane = x + (box.z0 + z) * box.stride_z;
-    for (std::int64_t y = static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y;
-         y < box.ny; y += rows) {
-      HeatCell<T>::apply(plane + (box.y0 + y) * box.stride_y, box.stride_y, box.stride_z, c, u,
-                         u_new);
+    std::int64_t i = x + (box.z0 + z) * box.stride_z + (box.y0 + first_row) * box.stride_y;
+    for (int y = first_row; y < box.ny; y += rows, i += row_step) {
+      HeatCell<T>::apply(i, box.stride_y, box.stride_z, c, u, u_new);
     }
   }
 }

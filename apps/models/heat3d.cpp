@@ -139,8 +139,8 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
   const auto add_step = [&](const Box& box, NodeOptions options) {
     if (box.empty()) return;
     const kernels::CellBox cell = cell_box(box, layout);
-    steps.push_back(plan.add_kernel(std::move(options), kernels::heat_kernel<T>(), box_launch(cell),
-                                    cell, c, u.as<const T>(), u_new.as<T>()));
+    steps.push_back(plan.add_kernel(std::move(options), kernels::heat_kernel<T>(),
+                                    box_launch(cell, 4), cell, c, u.as<const T>(), u_new.as<T>()));
     boxes.push_back(cell);
   };
   add_step(cells.interior, {.name = "interior"});
