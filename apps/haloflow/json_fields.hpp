@@ -34,6 +34,8 @@ class JsonFields {
   void report(const std::string& pointer, const std::string& problem);
   //! Throws Error listing every problem, when there is any.
   void throw_if_any() const;
+  //! The problems so far, each "POINTER: PROBLEM".
+  [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
 
  private:
   const nlohmann::json* field(const nlohmann::json& object, const std::string& pointer);

@@ -5,16 +5,28 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 
+#include "case_file.hpp"
+#include "driver.hpp"
 #include "haloflow/device.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
+#include "haloflow/ranks.hpp"
 #include "haloflow/version.hpp"
+#include "output_files.hpp"
 #include "replay.hpp"
+#include "run_output.hpp"
 #include "seed_case.hpp"
 
 namespace {
@@ -23,12 +35,69 @@ using haloflow::ExecutorKind;
 
 struct RunOptions {
   std::string case_path;
-  std::string executor = "all";
+  std::string executor;  // empty: the case's
   int frames = 0;
+  int steps = 0;
+  std::string out;
   std::string json_path;
   std::string dot_path;
   bool force = false;
 };
+
+struct ValidateOptions {
+  std::string case_path;
+  int ranks = 0;          // 0: the MPI world size
+  double memory_gib = 0;  // 0: the device's, or 16 GiB without one
+};
+
+// An error every rank reached alike (a bad case file): rank 0 reports it, no rank aborts.
+class CollectiveError : public haloflow::Error {
+ public:
+  using haloflow::Error::Error;
+};
+
+// Rank 0 reads the case file and broadcasts its text (or why it could not be read), so that
+// every rank runs the same case.
+std::string read_case_everywhere(const std::string& path, const haloflow::MpiSession& mpi) {
+  std::string text;
+  int failed = 0;
+  if (mpi.world_rank() == 0) {
+    try {
+      text = haloflow::app::read_case_text(path);
+    } catch (const haloflow::Error& error) {
+      text = error.what();
+      failed = 1;
+    }
+  }
+  if (mpi.world_size() > 1) {
+    unsigned long long length = text.size();
+    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    text.resize(length);
+    for (unsigned long long sent = 0; sent < length;) {
+      const int chunk = static_cast<int>(std::min<unsigned long long>(length - sent, 1 << 30));
+      MPI_Bcast(text.data() + sent, chunk, MPI_CHAR, 0, MPI_COMM_WORLD);
+      sent += static_cast<unsigned long long>(chunk);
+    }
+  }
+  if (failed != 0) throw CollectiveError(text);
+  return text;
+}
+
+haloflow::app::CaseFile parse_everywhere(const std::string& path,
+                                         const haloflow::app::CaseLimits& limits,
+                                         const haloflow::MpiSession& mpi) {
+  const auto text = read_case_everywhere(path, mpi);
+  try {
+    return haloflow::app::parse_case(text, path, limits);
+  } catch (const haloflow::Error& error) {
+    throw CollectiveError(error.what());
+  }
+}
+
+double default_memory_gib(const std::optional<haloflow::DeviceInfo>& device) {
+  return device ? device->memory_gib : 16.0;
+}
 
 // The executors to run: the case's list, narrowed by --executor, limited to what this machine
 // can run (saying so, never silently).
@@ -37,6 +106,8 @@ std::vector<ExecutorKind> choose_executors(const haloflow::app::SeedCase& seed,
   std::vector<ExecutorKind> chosen;
   if (requested == "auto") {
     chosen = {have_gpu ? ExecutorKind::graph : ExecutorKind::host};
+    std::puts(have_gpu ? "haloflow: executor auto: a CUDA device is present: graph"
+                       : "haloflow: executor auto: no CUDA device found: host");
   } else if (requested == "all") {
     for (const auto kind : seed.executors) {
       if (have_gpu || kind == ExecutorKind::host) chosen.push_back(kind);
@@ -59,45 +130,226 @@ std::vector<ExecutorKind> choose_executors(const haloflow::app::SeedCase& seed,
 
 // Refuses to replace a file the user already has, unless told to.
 void write_new_file(const std::string& path, const std::string& text, bool force) {
-  if (std::filesystem::exists(path) && !force) {
-    throw haloflow::Error(fmt::format("{} exists; pass --force to overwrite it", path));
+  haloflow::app::write_output_file(path, text, force);
+}
+
+nlohmann::json versions() {
+  return {{"haloflow", haloflow::version},
+          {"fmt", FMT_VERSION},
+          {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR,
+                                        NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)}};
+}
+
+// Every rank agrees on whether the run directory may be used: rank 0 decides.
+void prepare_out_everywhere(const std::filesystem::path& out, bool force,
+                            const haloflow::MpiSession& mpi) {
+  std::string refusal;
+  if (mpi.world_rank() == 0) {
+    try {
+      haloflow::app::prepare_run_directory(out, force);
+    } catch (const haloflow::Error& error) {
+      refusal = error.what();
+    }
   }
-  std::ofstream out(path);
-  out << text;
-  if (!out.flush()) throw haloflow::Error(fmt::format("{}: could not be written", path));
+  int failed = refusal.empty() ? 0 : 1;
+  if (mpi.world_size() > 1) MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (failed != 0) throw CollectiveError(refusal);
+}
+
+// "result: key=value ..." from the model driver's report, as JSON (numbers where they parse).
+nlohmann::json parse_result_line(const std::string& report) {
+  nlohmann::json result = nlohmann::json::object();
+  std::istringstream lines(report);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("result: ", 0) != 0) continue;
+    std::istringstream pairs(line.substr(8));
+    std::string pair;
+    while (pairs >> pair) {
+      const auto equals = pair.find('=');
+      if (equals == std::string::npos) continue;
+      const auto key = pair.substr(0, equals);
+      const auto value = pair.substr(equals + 1);
+      char* end = nullptr;
+      const long long whole = std::strtoll(value.c_str(), &end, 10);
+      if (end != nullptr && *end == '\0' && !value.empty()) {
+        result[key] = whole;
+        continue;
+      }
+      const double number = std::strtod(value.c_str(), &end);
+      if (end != nullptr && *end == '\0' && !value.empty()) {
+        result[key] = number;
+      } else {
+        result[key] = value;
+      }
+    }
+  }
+  return result;
+}
+
+// Runs the driver with rank 0's standard output also kept in `log` (the driver prints its
+// report; the result line goes into results.json).
+int run_model(const haloflow::app::CaseFile& c, ExecutorKind executor,
+              const std::filesystem::path& out, const haloflow::MpiSession& mpi,
+              nlohmann::json& results) {
+  haloflow::models::DriverOptions o;
+  o.model = c.model;
+  o.nx = c.grid.nx;
+  o.ny = c.grid.ny;
+  o.nz = c.model == "heat3d" ? c.grid.nz : 0;
+  o.steps = c.run.steps;
+  o.warmup = c.run.warmup;
+  o.norm_every = c.grid.norm_every;
+  o.print_every = c.grid.print_every;
+  o.executor = executor;
+  o.precision = c.grid.precision;
+  o.split = c.grid.split;
+  o.nu = c.grid.nu;
+  o.mode = c.grid.mode;
+  o.dt = c.grid.dt;
+  const auto log = out / "model_output.txt";
+  int saved = -1;
+  if (mpi.world_rank() == 0) {
+    std::fflush(stdout);
+    saved = dup(STDOUT_FILENO);
+    const int file = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (saved < 0 || file < 0) {
+      throw haloflow::Error(fmt::format("{}: cannot be written", log.string()));
+    }
+    dup2(file, STDOUT_FILENO);
+    close(file);
+  }
+  int status = 1;
+  std::string failure;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    status = haloflow::models::run_driver(o, mpi.world_rank(), mpi.world_size());
+  } catch (const std::exception& error) {
+    failure = error.what();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (mpi.world_rank() == 0) {
+    std::fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    std::ifstream in(log);
+    std::ostringstream report;
+    report << in.rdbuf();
+    std::fputs(report.str().c_str(), stdout);
+    results["model"] = {{"exit_status", status},
+                        {"wall_s", seconds},
+                        {"result", parse_result_line(report.str())},
+                        {"report_file", log.filename().string()}};
+  }
+  if (!failure.empty()) throw haloflow::Error(failure);
+  return status;
 }
 
 int run_case(const RunOptions& options, const haloflow::MpiSession& mpi) {
-  if (mpi.world_size() > 1) {
-    throw haloflow::Error(fmt::format(
-        "{}: the seed case runs on one rank; it was started on {} (run it without mpiexec)",
-        options.case_path, mpi.world_size()));
-  }
-  auto seed = haloflow::app::read_seed_case(options.case_path);
-  if (options.frames > 0) {
-    seed.frames = options.frames;
-    seed.host_frames = options.frames;
-  }
   const auto device = haloflow::current_device();
-  if (device) {
-    fmt::print("device {}: {} ({} SMs, {:.0f} GiB, stream priorities {} (low) to {} (high))\n",
-               device->ordinal, device->name, device->multiprocessors, device->memory_gib,
-               device->priority_lowest, device->priority_highest);
+  const haloflow::app::CaseLimits limits{.ranks = mpi.world_size(),
+                                         .memory_gib = default_memory_gib(device)};
+  auto c = parse_everywhere(options.case_path, limits, mpi);
+  const bool seed_model = c.model == "seed";
+  // Flags override the case's fields.
+  const int length = options.steps > 0 ? options.steps : options.frames;
+  if (length > 0) {
+    c.seed.frames = length;
+    c.seed.host_frames = length;
+    c.run.steps = length;
   }
+  if (!options.executor.empty()) c.run.executor = options.executor;
+  if (!options.out.empty()) {
+    c.run.output = options.out;
+    c.run.output_given = true;
+  }
+  // The default directory is never reused: a later run of the same case gets runs/NAME.2, .3, ...
+  // A directory the user named (--out, run.output) is refused when it exists, unless --force.
+  if (!c.run.output_given && !options.force && mpi.world_rank() == 0) {
+    const std::string base = c.run.output;
+    for (int n = 2; std::filesystem::exists(c.run.output); ++n) {
+      c.run.output = fmt::format("{}.{}", base, n);
+    }
+  }
+  const bool root = mpi.world_rank() == 0;
+  ExecutorKind model_executor = ExecutorKind::host;
+  if (!seed_model) {
+    if (c.run.executor == "all") {
+      throw CollectiveError(fmt::format(
+          "--executor all: the {} model runs one executor; choose auto, graph, streams, serial "
+          "or host",
+          c.model));
+    }
+    const auto placement = haloflow::place_rank_on_device(MPI_COMM_WORLD);
+    const bool have_gpu = placement.device >= 0;
+    if (c.run.executor == "auto") {
+      model_executor = have_gpu ? ExecutorKind::graph : ExecutorKind::host;
+      if (root) {
+        std::puts(have_gpu ? "haloflow: executor auto: a CUDA device is present: graph"
+                           : "haloflow: executor auto: no CUDA device found: host");
+      }
+    } else {
+      model_executor = *haloflow::executor_from_string(c.run.executor);
+      if (!have_gpu && model_executor != ExecutorKind::host) {
+        throw CollectiveError(fmt::format(
+            "--executor {}: no CUDA device found on this machine; use --executor host or auto",
+            c.run.executor));
+      }
+    }
+    c.run.executor = haloflow::to_string(model_executor);
+    if (c.run.warmup < 0) c.run.warmup = model_executor == ExecutorKind::host ? 0 : 10;
+  }
+  const std::filesystem::path out = c.run.output;
+  if (root) {
+    if (!options.json_path.empty())
+      haloflow::app::refuse_existing(options.json_path, options.force);
+    if (!options.dot_path.empty()) haloflow::app::refuse_existing(options.dot_path, options.force);
+  }
+  prepare_out_everywhere(out, options.force, mpi);
+  if (root) {
+    write_new_file((out / "case.resolved.json").string(), c.resolved().dump(2) + "\n", true);
+    if (device) {
+      fmt::print("device {}: {} ({} SMs, {:.0f} GiB, stream priorities {} (low) to {} (high))\n",
+                 device->ordinal, device->name, device->multiprocessors, device->memory_gib,
+                 device->priority_lowest, device->priority_highest);
+    }
+    std::fflush(stdout);
+  }
+  nlohmann::json results = {
+      {"case", c.name},
+      {"model", c.model},
+      {"ranks", mpi.world_size()},
+      {"versions", versions()},
+      {"machine", haloflow::app::machine_description(device ? device->name : "none")}};
+  if (!seed_model) {
+    const int status = run_model(c, model_executor, out, mpi, results);
+    if (root) {
+      write_new_file((out / "results.json").string(), results.dump(2) + "\n", true);
+      fmt::print("wrote {}\n", (out / "results.json").string());
+    }
+    return status;
+  }
+  auto& seed = c.seed;
   if (!options.dot_path.empty()) {
     const auto frame = haloflow::app::build_seed_frame(
         seed, device ? haloflow::Backend::cuda : haloflow::Backend::cpu);
     write_new_file(options.dot_path, frame.plan.to_dot(), options.force);
   }
   std::fflush(stdout);
-  const auto reports = haloflow::app::measure_seed(
-      seed, choose_executors(seed, options.executor, device.has_value()));
+  haloflow::app::Progress progress("frames", c.run.progress_every, root);
+  const auto reports =
+      haloflow::app::measure_seed(seed, choose_executors(seed, c.run.executor, device.has_value()),
+                                  [&](long done, long total) { progress.update(done, total); });
   std::fputs(haloflow::app::format_reports(seed, reports).c_str(), stdout);
+  auto comparison = haloflow::app::reports_to_json(seed, reports);
+  comparison["device"] = device ? device->name : "none (host executor)";
+  comparison["haloflow_version"] = haloflow::version;
+  results["executor_comparison"] = comparison;
+  write_new_file((out / "results.json").string(), results.dump(2) + "\n", true);
+  fmt::print("wrote {}\n", (out / "results.json").string());
   if (!options.json_path.empty()) {
-    auto json = haloflow::app::reports_to_json(seed, reports);
-    json["device"] = device ? device->name : "none (host executor)";
-    json["haloflow_version"] = haloflow::version;
-    write_new_file(options.json_path, json.dump(2) + "\n", options.force);
+    write_new_file(options.json_path, comparison.dump(2) + "\n", options.force);
   }
   for (const auto& report : reports) {
     if (!(report.max_error <= 1e-12)) {
@@ -105,6 +357,17 @@ int run_case(const RunOptions& options, const haloflow::MpiSession& mpi) {
           fmt::format("executor {} produced a grid that differs from the host reference by {:.3e}",
                       haloflow::to_string(report.executor), report.max_error));
     }
+  }
+  return 0;
+}
+
+int validate_case(const ValidateOptions& options, const haloflow::MpiSession& mpi) {
+  haloflow::app::CaseLimits limits{.ranks = options.ranks > 0 ? options.ranks : mpi.world_size(),
+                                   .memory_gib = options.memory_gib};
+  if (limits.memory_gib <= 0) limits.memory_gib = default_memory_gib(haloflow::current_device());
+  const auto c = parse_everywhere(options.case_path, limits, mpi);
+  if (mpi.world_rank() == 0) {
+    fmt::print("ok: {}: {}\n", options.case_path, c.summary(limits));
   }
   return 0;
 }
@@ -145,16 +408,38 @@ int main(int argc, char** argv) {
   CLI::App app{"haloflow: hide halo communication behind computation with CUDA graphs"};
   app.require_subcommand(1);
   RunOptions options;
-  auto* run = app.add_subcommand("run", "run a case with each executor and report the overlap");
+  auto* run = app.add_subcommand(
+      "run",
+      "run a case (seed: each executor, compared; jacobi2d, heat3d: the model) into a run "
+      "directory");
   run->add_option("case", options.case_path, "the case file (JSON)")->required();
-  run->add_option("--executor", options.executor, "which executor(s) to run")
-      ->check(CLI::IsMember({"all", "auto", "graph", "streams", "serial", "host"}))
-      ->capture_default_str();
-  run->add_option("--frames", options.frames, "measured frames per executor (overrides the case)")
+  run->add_option("--executor", options.executor,
+                  "which executor(s) to run (default: the case's run.executor)")
+      ->check(CLI::IsMember({"all", "auto", "graph", "streams", "serial", "host"}));
+  run->add_option("--frames", options.frames,
+                  "measured frames per executor (overrides the case; for a model: --steps)")
       ->check(CLI::Range(1, 1000000));
-  run->add_option("--json", options.json_path, "also write the results as JSON to this file");
+  run->add_option("--steps", options.steps,
+                  "steps to run (overrides the case; for the seed: frames per executor)")
+      ->check(CLI::Range(1, 100000000));
+  run->add_option("--out", options.out,
+                  "the run directory (default: the case's run.output, or runs/<case name>)");
+  run->add_option("--json", options.json_path, "also write the executor comparison to this file");
   run->add_option("--dot", options.dot_path, "also write the frame plan as Graphviz DOT");
-  run->add_flag("--force", options.force, "overwrite files given to --json and --dot");
+  run->add_flag("--force", options.force,
+                "reuse an existing run directory and overwrite files given to --json and --dot");
+  ValidateOptions validate_options;
+  auto* validate = app.add_subcommand(
+      "validate", "check a case file (every problem at once) without running it; exit 0 if valid");
+  validate->add_option("case", validate_options.case_path, "the case file (JSON)")->required();
+  validate
+      ->add_option("--ranks", validate_options.ranks,
+                   "ranks the case is to run on (default: the MPI world size)")
+      ->check(CLI::Range(1, 1000000));
+  validate
+      ->add_option("--memory-gib", validate_options.memory_gib,
+                   "memory per rank, GiB (default: the device's, or 16 without one)")
+      ->check(CLI::PositiveNumber);
   haloflow::app::ReplayOptions replay_options;
   auto* replay = app.add_subcommand(
       "replay", "replay a case's frame with every node recorded, and show what overlapped");
@@ -186,8 +471,13 @@ int main(int argc, char** argv) {
   try {
     mpi.emplace(&argc, &argv);
     if (run->parsed()) return run_case(options, *mpi);
+    if (validate->parsed()) return validate_case(validate_options, *mpi);
     if (replay->parsed()) return replay_case(replay_options, *mpi);
     if (info->parsed()) return show_info(*mpi);
+  } catch (const CollectiveError& error) {
+    // Every rank reached it alike: one report, no abort.
+    if (mpi && mpi->world_rank() == 0) std::fprintf(stderr, "haloflow: %s\n", error.what());
+    return 1;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "haloflow: %s\n", error.what());
     // Other ranks may be waiting on this one: end them too rather than leave them hanging.

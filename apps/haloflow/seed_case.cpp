@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -34,20 +35,7 @@ double initial_value(std::size_t cell) {
 
 }  // namespace
 
-SeedCase parse_seed_case(const nlohmann::json& root, const std::string& source) {
-  JsonFields fields(source);
-  SeedCase seed;
-  if (!root.is_object()) {
-    fields.report("", fmt::format("the case is {}; expected a JSON object", root.type_name()));
-    fields.throw_if_any();
-  }
-  fields.only_keys(root, "", {"name", "description", "model", "seed", "run"});
-  seed.name = fields.text(root, "/name", seed.name);
-  if (root.contains("model")) fields.choice(root["model"], "/model", {"seed"});
-  const auto& grid = fields.object(root, "/seed", false);
-  fields.only_keys(
-      grid, "/seed",
-      {"cells", "halo_cells", "intensity", "block_size", "copy_blocks", "host_work_us"});
+void read_seed_section(JsonFields& fields, const nlohmann::json& grid, SeedCase& seed) {
   constexpr std::int64_t kMaxCells = std::int64_t{1} << 34;  // 128 GiB of doubles
   seed.cells = static_cast<std::size_t>(
       fields.integer(grid, "/seed/cells", static_cast<std::int64_t>(seed.cells), 2, kMaxCells));
@@ -67,9 +55,9 @@ SeedCase parse_seed_case(const nlohmann::json& root, const std::string& source) 
   seed.copy_blocks =
       static_cast<unsigned>(fields.integer(grid, "/seed/copy_blocks", 320, 1, 65535));
   seed.host_work_us = fields.number(grid, "/seed/host_work_us", 100, 0, 1e7);
+}
 
-  const auto& run = fields.object(root, "/run", false);
-  fields.only_keys(run, "/run", {"frames", "host_frames", "warmup_frames", "executors"});
+void read_seed_run(JsonFields& fields, const nlohmann::json& run, SeedCase& seed) {
   seed.frames = static_cast<int>(fields.integer(run, "/run/frames", seed.frames, 1, 1000000));
   seed.host_frames =
       static_cast<int>(fields.integer(run, "/run/host_frames", seed.host_frames, 1, 1000000));
@@ -90,6 +78,26 @@ SeedCase parse_seed_case(const nlohmann::json& root, const std::string& source) 
       }
     }
   }
+}
+
+SeedCase parse_seed_case(const nlohmann::json& root, const std::string& source) {
+  JsonFields fields(source);
+  SeedCase seed;
+  if (!root.is_object()) {
+    fields.report("", fmt::format("the case is {}; expected a JSON object", root.type_name()));
+    fields.throw_if_any();
+  }
+  fields.only_keys(root, "", {"name", "description", "model", "seed", "run"});
+  seed.name = fields.text(root, "/name", seed.name);
+  if (root.contains("model")) fields.choice(root["model"], "/model", {"seed"});
+  const auto& grid = fields.object(root, "/seed", false);
+  fields.only_keys(
+      grid, "/seed",
+      {"cells", "halo_cells", "intensity", "block_size", "copy_blocks", "host_work_us"});
+  read_seed_section(fields, grid, seed);
+  const auto& run = fields.object(root, "/run", false);
+  fields.only_keys(run, "/run", {"frames", "host_frames", "warmup_frames", "executors"});
+  read_seed_run(fields, run, seed);
   fields.throw_if_any();
   return seed;
 }
@@ -246,20 +254,29 @@ class SeedTrial {
 }  // namespace
 
 std::vector<ExecutorReport> measure_seed(const SeedCase& seed,
-                                         const std::vector<ExecutorKind>& executors) {
+                                         const std::vector<ExecutorKind>& executors,
+                                         const FrameProgress& progress) {
   // GPU executors take turns step by step, so a change in the machine's state (clocks, the
   // host's load) lands on all of them alike; the host executor, far slower, runs alone.
   std::vector<std::unique_ptr<SeedTrial>> trials;
   for (const auto kind : executors) trials.push_back(std::make_unique<SeedTrial>(seed, kind));
-  for (int f = 0; f < seed.warmup_frames + seed.frames; ++f) {
+  const auto hosts = std::count(executors.begin(), executors.end(), ExecutorKind::host);
+  const long gpu_frames = hosts == static_cast<std::ptrdiff_t>(executors.size())
+                              ? 0
+                              : static_cast<long>(seed.warmup_frames + seed.frames);
+  const long total = gpu_frames + hosts * static_cast<long>(seed.warmup_frames + seed.host_frames);
+  long done = 0;
+  for (long f = 0; f < gpu_frames; ++f) {
     for (auto& trial : trials) {
       if (trial->executor() != ExecutorKind::host) trial->step(f >= seed.warmup_frames);
     }
+    if (progress) progress(++done, total);
   }
   for (auto& trial : trials) {
     if (trial->executor() != ExecutorKind::host) continue;
     for (int f = 0; f < seed.warmup_frames + seed.host_frames; ++f) {
       trial->step(f >= seed.warmup_frames);
+      if (progress) progress(++done, total);
     }
   }
   std::vector<ExecutorReport> reports;

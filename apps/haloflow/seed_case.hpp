@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,12 @@ struct SeedCase {
 SeedCase parse_seed_case(const nlohmann::json& root, const std::string& source);
 SeedCase read_seed_case(const std::filesystem::path& path);
 
+class JsonFields;
+//! The fields of a case's "seed" section (`grid`) and the seed's keys of its "run" section,
+//! reported into `fields`; unknown keys are the caller's to check.
+void read_seed_section(JsonFields& fields, const nlohmann::json& grid, SeedCase& seed);
+void read_seed_run(JsonFields& fields, const nlohmann::json& run, SeedCase& seed);
+
 //! The seed frame with the memory it runs on. Holds its buffers, so keep it alive while any
 //! frame built from `plan` runs.
 struct SeedFrame {
@@ -64,8 +71,11 @@ struct ExecutorReport {
 //! Runs `frames` measured frames (after warm-up) of the full frame, the interior alone and the
 //! communication chain alone, interleaved, and checks the grid against a host reference. GPU
 //! executors take turns frame by frame; the host executor runs `host_frames` alone.
+//! Called after each measured or warm-up frame step with the frames done and the total.
+using FrameProgress = std::function<void(long done, long total)>;
 std::vector<ExecutorReport> measure_seed(const SeedCase& seed,
-                                         const std::vector<ExecutorKind>& executors);
+                                         const std::vector<ExecutorKind>& executors,
+                                         const FrameProgress& progress = {});
 ExecutorReport measure_seed(const SeedCase& seed, ExecutorKind executor);
 
 std::string format_reports(const SeedCase& seed, const std::vector<ExecutorReport>& reports);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "euler2d.hpp"
 #include "field_gather.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
@@ -16,10 +17,36 @@ namespace haloflow::models {
 namespace {
 
 //! Fills the model's defaults and refuses options that do not apply to it.
+void complete_euler(DriverOptions& o) {
+  if (o.nz != 0) {
+    throw Error(fmt::format("--nz {}: not allowed for euler2d, which is two-dimensional", o.nz));
+  }
+  if (o.nx == 0) o.nx = 64;
+  if (o.ny == 0) o.ny = o.nx;
+  o.nz = 1;
+  if (o.steps == 0) o.steps = 100;
+  if (o.warmup < 0) o.warmup = o.executor == ExecutorKind::host ? 0 : 10;
+  if (o.precision.empty()) o.precision = "double";
+  if (o.precision != "double") {
+    throw Error(
+        fmt::format("--precision {}: not allowed for euler2d; expected double", o.precision));
+  }
+  if (o.split.empty()) o.split = "2d";
+  if (o.split != "2d") {
+    throw Error(fmt::format(
+        "--split {}: not allowed for euler2d; it always uses a 2D process grid (2d)", o.split));
+  }
+}
+
 void complete(DriverOptions& o) {
+  if (o.model == "euler2d") {
+    complete_euler(o);
+    return;
+  }
   const bool jacobi = o.model == "jacobi2d";
   if (!jacobi && o.model != "heat3d") {
-    throw Error(fmt::format("model: '{}' is not allowed; expected jacobi2d or heat3d", o.model));
+    throw Error(
+        fmt::format("model: '{}' is not allowed; expected jacobi2d, heat3d or euler2d", o.model));
   }
   if (jacobi && o.nz != 0) {
     throw Error(fmt::format("--nz {}: not allowed for jacobi2d, which is two-dimensional", o.nz));
@@ -161,10 +188,55 @@ int drive_heat(const DriverOptions& o, int rank, int ranks) {
   return finish_field(o, result.field, rank);
 }
 
+int drive_euler(const DriverOptions& o, int rank, int ranks) {
+  if (o.limiter != "minmod" && o.limiter != "vanleer") {
+    throw Error(fmt::format("--limiter {}: not allowed; expected minmod or vanleer", o.limiter));
+  }
+  if (o.riemann != "hllc" && o.riemann != "rusanov") {
+    throw Error(fmt::format("--riemann {}: not allowed; expected hllc or rusanov", o.riemann));
+  }
+  const EulerConfig config{.problem = euler_case_from_string(o.euler_case),
+                           .nx = o.nx,
+                           .ny = o.ny,
+                           .cfl = o.cfl,
+                           .t_end = o.t_end,
+                           .stages = o.rk,
+                           .limiter = o.limiter == "minmod" ? 0 : 1,
+                           .flux = o.riemann == "hllc" ? 0 : 1,
+                           .run = run_options(o)};
+  const EulerResult result = run_euler2d(config, MPI_COMM_WORLD);
+  if (rank == 0) {
+    fmt::print(
+        "euler2d: case {}, {} x {} cells (dx {:.6g}, dy {:.6g}), {}, SSP-RK{}, {}, {}, cfl {}\n",
+        o.euler_case, o.nx, o.ny, result.dx, result.dy,
+        describe_run(o, ranks, result.process_grid, 2), o.rk, o.limiter, o.riemann, o.cfl);
+    fmt::print("t = {:.9g} after {} steps\n", result.final_time, result.steps_taken);
+    if (result.has_exact) {
+      fmt::print("density error against the exact solution: L1 {:.6e}, L2 {:.6e}, Linf {:.6e}\n",
+                 result.error_l1, result.error_l2, result.error_linf);
+    }
+    const char* names[4] = {"mass", "x-momentum", "y-momentum", "energy"};
+    std::string drift;
+    for (std::size_t f = 0; f < 4; ++f) {
+      drift += fmt::format(
+          "{}{} {:.3e}", f == 0 ? "" : ", ", names[f],
+          std::abs(result.totals_final[f] - result.totals_initial[f]) / result.totals_scale[f]);
+    }
+    fmt::print("conservation, |change| / sum |initial|: {}\n", drift);
+    print_times(
+        o, result.times, result.bytes_per_step, ranks,
+        "per stage read in and U, write out; read U for the CFL",
+        fmt::format(" t={:.9g} steps_taken={} error_l1={:.9e} error_linf={:.9e}", result.final_time,
+                    result.steps_taken, result.error_l1, result.error_linf));
+  }
+  return finish_field(o, result.field, rank);
+}
+
 }  // namespace
 
 int run_driver(DriverOptions options, int rank, int ranks) {
   complete(options);
+  if (options.model == "euler2d") return drive_euler(options, rank, ranks);
   const bool single = options.precision == "float";
   if (options.model == "jacobi2d") {
     return single ? drive_jacobi<float>(options, rank, ranks)

@@ -31,6 +31,13 @@ struct DriverOptions {
   std::string dump;                //!< write the global field here (rank 0)
   std::string compare;             //!< compare the global field with this file (rank 0)
   double tolerance = 0;            //!< largest |difference| --compare accepts
+  // euler2d (docs/models.md)
+  std::string euler_case = "vortex";  //!< vortex, sod-x, sod-y or kh
+  double cfl = 0.4;                   //!< dt = cfl / max((|u|+c)/dx + (|v|+c)/dy)
+  double t_end = 0;                   //!< stop at this time; 0: run --steps steps
+  int rk = 3;                         //!< SSP Runge-Kutta stages: 2 or 3
+  std::string limiter = "vanleer";    //!< minmod or vanleer
+  std::string riemann = "hllc";       //!< hllc or rusanov
 };
 
 //! \brief Runs the model on MPI_COMM_WORLD and reports on rank 0.

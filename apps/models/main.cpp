@@ -20,9 +20,9 @@ int main(int argc, char** argv) {
   using haloflow::ExecutorKind;
   haloflow::models::DriverOptions o;
   CLI::App app{"haloflow_model: jacobi2d and heat3d on haloflow frames (run under mpiexec)"};
-  app.add_option("model", o.model, "jacobi2d or heat3d")
+  app.add_option("model", o.model, "jacobi2d, heat3d or euler2d")
       ->required()
-      ->check(CLI::IsMember({"jacobi2d", "heat3d"}));
+      ->check(CLI::IsMember({"jacobi2d", "heat3d", "euler2d"}));
   app.add_option("--nx", o.nx, "cells along x (jacobi2d: 16384, heat3d: 256)")
       ->check(CLI::PositiveNumber);
   app.add_option("--ny", o.ny, "cells along y (jacobi2d: rows, 2 of them periodic copies)")
@@ -58,6 +58,21 @@ int main(int argc, char** argv) {
   app.add_option("--dump", o.dump, "rank 0 writes the global field here (raw values, x fastest)");
   app.add_option("--compare", o.compare, "compare the global field with this raw file");
   app.add_option("--tolerance", o.tolerance, "largest |difference| --compare accepts")
+      ->capture_default_str();
+  app.add_option("--case", o.euler_case, "euler2d: vortex, sod-x, sod-y or kh")
+      ->check(CLI::IsMember({"vortex", "sod-x", "sod-y", "kh"}))
+      ->capture_default_str();
+  app.add_option("--cfl", o.cfl, "euler2d: CFL number")->capture_default_str();
+  app.add_option("--t-end", o.t_end, "euler2d: stop at this time (0: after --steps)")
+      ->capture_default_str();
+  app.add_option("--rk", o.rk, "euler2d: SSP Runge-Kutta stages")
+      ->check(CLI::IsMember({2, 3}))
+      ->capture_default_str();
+  app.add_option("--limiter", o.limiter, "euler2d: minmod or vanleer")
+      ->check(CLI::IsMember({"minmod", "vanleer"}))
+      ->capture_default_str();
+  app.add_option("--riemann", o.riemann, "euler2d: hllc or rusanov")
+      ->check(CLI::IsMember({"hllc", "rusanov"}))
       ->capture_default_str();
   try {
     app.parse(argc, argv);
