@@ -22,31 +22,7 @@ kernels::CellBox cell_box(const Box& box, const FieldLayout& layout) {
 }
 
 CellSplit split_update(const Box& update, const FieldLayout& layout, const Stencil& stencil) {
-  const Box inner = split_owned_cells(layout, stencil).interior;
-  // The interior range per axis, clamped into `update` so that the slabs tile it.
-  Box interior = update;
-  for (int axis = 0; axis < 3; ++axis) {
-    interior.lo[axis] = std::clamp(inner.lo[axis], update.lo[axis], update.hi[axis]);
-    interior.hi[axis] = std::clamp(inner.hi[axis], interior.lo[axis], update.hi[axis]);
-  }
-  CellSplit split{.interior = interior, .boundary = {}};
-  if (update.empty()) return split;
-  for (int axis = 0; axis < 3; ++axis) {
-    // Axes before this one are limited to the interior range (earlier slabs hold the rest).
-    Box slab = update;
-    for (int before = 0; before < axis; ++before) {
-      slab.lo[before] = interior.lo[before];
-      slab.hi[before] = interior.hi[before];
-    }
-    Box low = slab;
-    low.hi[axis] = interior.lo[axis];
-    Box high = slab;
-    high.lo[axis] = interior.hi[axis];
-    for (const Box& box : {low, high}) {
-      if (!box.empty()) split.boundary.push_back(box);
-    }
-  }
-  return split;
+  return split_box(update, split_owned_cells(layout, stencil).interior);
 }
 
 LaunchShape box_launch(const kernels::CellBox& box, unsigned rows_per_thread) {

@@ -91,17 +91,12 @@ std::array<double, 2> domain(const EulerConfig& c) {
 }
 
 CartesianDecomposition decompose(const EulerConfig& c, MPI_Comm communicator) {
-  int ranks = 1;
-  int rank = 0;
-  HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "euler2d");
-  HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), "euler2d");
   DecompositionSpec spec;
   spec.dimensions = 2;
   spec.global_cells = {c.nx, c.ny, 1};
-  spec.process_grid = choose_process_grid(communicator, 2, {0, 0, 0});
   if (c.problem == EulerCase::sod_x) spec.boundary[0] = Boundary::physical;
   if (c.problem == EulerCase::sod_y) spec.boundary[1] = Boundary::physical;
-  return CartesianDecomposition(spec, ranks, rank);
+  return haloflow::decompose(communicator, spec);  // process grid from MPI_Dims_create
 }
 
 //! Wraps `d` into [-length/2, length/2).

@@ -71,15 +71,10 @@ void validate(const HeatConfig& c) {
 }
 
 CartesianDecomposition decompose(const HeatConfig& c, MPI_Comm communicator) {
-  int ranks = 1;
-  int rank = 0;
-  HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "heat3d");
-  HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), "heat3d");
   DecompositionSpec spec;
   spec.dimensions = 3;
   spec.global_cells = c.cells;
-  spec.process_grid = choose_process_grid(communicator, 3, {0, 0, 0});
-  return CartesianDecomposition(spec, ranks, rank);
+  return haloflow::decompose(communicator, spec);  // process grid from MPI_Dims_create
 }
 
 //! Calls `each(storage offset, mode value)` for every owned cell of this rank.

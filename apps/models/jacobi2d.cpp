@@ -56,17 +56,12 @@ void validate(const JacobiConfig& c) {
 }
 
 CartesianDecomposition decompose(const JacobiConfig& c, MPI_Comm communicator) {
-  int ranks = 1;
-  int rank = 0;
-  HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "jacobi2d");
-  HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), "jacobi2d");
   DecompositionSpec spec;
   spec.dimensions = 2;
   spec.global_cells = {c.nx, c.ny - 2, 1};
-  spec.process_grid =
-      c.split == 1 ? Coord3{1, ranks, 1} : choose_process_grid(communicator, 2, {0, 0, 0});
+  spec.process_grid = c.split == 1 ? Coord3{1, 0, 1} : Coord3{0, 0, 0};  // 0: MPI_Dims_create
   spec.boundary = {Boundary::physical, Boundary::periodic, Boundary::periodic};
-  return CartesianDecomposition(spec, ranks, rank);
+  return haloflow::decompose(communicator, spec);
 }
 
 //! The cells this rank updates: its owned box less the fixed columns it holds.

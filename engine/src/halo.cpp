@@ -140,19 +140,28 @@ HaloPlan make_halo_plan(const CartesianDecomposition& grid, const Stencil& stenc
 CellSplit split_owned_cells(const FieldLayout& layout, const Stencil& stencil) {
   check_radius(stencil, layout.ghost_width);
   const Box owned = layout.owned_box();
-  // The interior range per axis, clamped so that lo <= hi and the slabs on either side tile the
-  // owned range even when the rank is thinner than 2r.
-  Box interior = owned;
+  // The interior range per active axis, kept inside the owned range even when the rank is
+  // thinner than 2r (then the interior is empty and the slabs cover everything).
+  Box inner = owned;
   for (int axis = 0; axis < layout.dimensions && axis < 3; ++axis) {
-    interior.lo[axis] = std::min(owned.lo[axis] + stencil.radius, owned.hi[axis]);
-    interior.hi[axis] = std::max(interior.lo[axis], owned.hi[axis] - stencil.radius);
+    inner.lo[axis] = std::min(owned.lo[axis] + stencil.radius, owned.hi[axis]);
+    inner.hi[axis] = std::max(inner.lo[axis], owned.hi[axis] - stencil.radius);
   }
+  return split_box(owned, inner);
+}
 
+CellSplit split_box(const Box& update, const Box& inner) {
+  Box interior = update;
+  for (int axis = 0; axis < 3; ++axis) {
+    interior.lo[axis] = std::clamp(inner.lo[axis], update.lo[axis], update.hi[axis]);
+    interior.hi[axis] = std::clamp(inner.hi[axis], interior.lo[axis], update.hi[axis]);
+  }
   CellSplit split{.interior = interior, .boundary = {}};
-  for (int axis = 0; axis < layout.dimensions && axis < 3; ++axis) {
+  if (update.empty()) return split;
+  for (int axis = 0; axis < 3; ++axis) {
     // Axes before this one are limited to the interior range (earlier slabs hold the rest);
-    // axes after it span the whole owned range.
-    Box slab = owned;
+    // axes after it span the whole update range.
+    Box slab = update;
     for (int before = 0; before < axis; ++before) {
       slab.lo[before] = interior.lo[before];
       slab.hi[before] = interior.hi[before];

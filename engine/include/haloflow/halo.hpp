@@ -100,4 +100,11 @@ struct CellSplit {
 //! \throws Error when stencil.radius < 1 or exceeds layout.ghost_width.
 [[nodiscard]] CellSplit split_owned_cells(const FieldLayout& layout, const Stencil& stencil);
 
+//! \brief Splits any box `update` into the part inside `inner` (clamped into `update`) and up to
+//! six slabs around it that tile the rest: the x slabs full in y and z, then the y slabs within
+//! the interior's x range, then the z slabs within its x and y ranges; empty slabs omitted.
+//! split_owned_cells is this with the owned box; a model that updates fewer cells than it owns
+//! (fixed boundary columns) calls it with its own update box.
+[[nodiscard]] CellSplit split_box(const Box& update, const Box& inner);
+
 }  // namespace haloflow
