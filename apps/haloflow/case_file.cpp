@@ -18,7 +18,8 @@ constexpr std::int64_t kMaxAxis = std::int64_t{1} << 30;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 const std::vector<std::string> kSeedRunKeys{"frames", "host_frames", "warmup_frames", "executors"};
-const std::vector<std::string> kModelRunKeys{"steps", "warmup"};
+const std::vector<std::string> kModelRunKeys{"steps",        "warmup", "vtk",
+                                             "output_every", "png",    "checkpoint_every"};
 const std::vector<std::string> kCommonRunKeys{"executor", "output", "progress_every"};
 
 std::vector<std::string> run_keys() {
@@ -54,7 +55,43 @@ std::string gib(double bytes) {
   return value >= 10 ? fmt::format("{:.0f}", value) : fmt::format("{:.3g}", value);
 }
 
+void read_euler(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
+  const std::string at = "/euler2d";
+  const auto& section = fields.object(root, at, false);
+  fields.only_keys(section, at, {"case", "nx", "ny", "cfl", "t_end", "rk", "limiter", "riemann"});
+  auto& g = c.grid;
+  g.precision = "double";
+  g.split = "2d";
+  if (section.contains("case")) {
+    const auto chosen =
+        fields.choice(section["case"], at + "/case", {"vortex", "sod-x", "sod-y", "kh"});
+    if (!chosen.empty()) g.euler_case = chosen;
+  }
+  g.nx = fields.integer(section, at + "/nx", 64, 4, kMaxAxis);
+  g.ny = fields.integer(section, at + "/ny", g.nx, 4, kMaxAxis);
+  g.nz = 1;
+  g.cfl = fields.number(section, at + "/cfl", 0.4, 0, 4);
+  if (section.contains("cfl") && section["cfl"].is_number() && section["cfl"].get<double>() == 0) {
+    fields.report(at + "/cfl", "0 is not allowed; expected a number in (0, 4]");
+    g.cfl = 0.4;
+  }
+  g.t_end = fields.number(section, at + "/t_end", 0, 0, 1e12);
+  g.rk = static_cast<int>(fields.integer(section, at + "/rk", 3, 2, 3));
+  if (section.contains("limiter")) {
+    const auto chosen = fields.choice(section["limiter"], at + "/limiter", {"minmod", "vanleer"});
+    if (!chosen.empty()) g.limiter = chosen;
+  }
+  if (section.contains("riemann")) {
+    const auto chosen = fields.choice(section["riemann"], at + "/riemann", {"hllc", "rusanov"});
+    if (!chosen.empty()) g.riemann = chosen;
+  }
+}
+
 void read_model(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
+  if (c.model == "euler2d") {
+    read_euler(fields, root, c);
+    return;
+  }
   const bool jacobi = c.model == "jacobi2d";
   const std::string at = "/" + c.model;
   const auto& section = fields.object(root, at, false);
@@ -104,8 +141,8 @@ void read_run(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
     if (!run.contains(key)) continue;
     fields.report(
         "/run/" + key,
-        seed ? fmt::format("applies to the jacobi2d and heat3d models; the seed model "
-                           "counts frames (/run/frames)")
+        seed ? fmt::format("applies to the jacobi2d, heat3d and euler2d models; the seed model "
+                           "counts frames (/run/frames) and writes no fields")
              : fmt::format("applies to the seed model; {} counts steps (/run/steps)", c.model));
   }
   std::vector<std::string> executors{"auto", "graph", "streams", "serial", "host"};
@@ -128,7 +165,27 @@ void read_run(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
   }
   c.run.steps = static_cast<int>(
       fields.integer(run, "/run/steps", c.model == "jacobi2d" ? 1000 : 100, 1, 100000000));
+  // euler2d with t_end > 0: run.steps is the most steps (fewer when t_end is reached).
   c.run.warmup = static_cast<int>(fields.integer(run, "/run/warmup", -1, 0, 1000000));
+  if (run.contains("vtk")) {
+    if (run["vtk"].is_boolean()) {
+      c.run.vtk = run["vtk"].get<bool>();
+    } else {
+      fields.report("/run/vtk",
+                    fmt::format("{} is not allowed; expected true or false", shown(run["vtk"])));
+    }
+  }
+  if (run.contains("png")) {
+    if (run["png"].is_boolean()) {
+      c.run.png = run["png"].get<bool>();
+    } else {
+      fields.report("/run/png",
+                    fmt::format("{} is not allowed; expected true or false", shown(run["png"])));
+    }
+  }
+  c.run.output_every = static_cast<int>(fields.integer(run, "/run/output_every", 0, 0, 100000000));
+  c.run.checkpoint_every =
+      static_cast<int>(fields.integer(run, "/run/checkpoint_every", 0, 0, 100000000));
 }
 
 // More ranks than cells along an axis, and the memory a rank needs.
@@ -150,6 +207,8 @@ void check_machine(JsonFields& fields, CaseFile& c, const CaseLimits& limits) {
     return;
   }
   const bool jacobi = c.model == "jacobi2d";
+  const bool euler = c.model == "euler2d";
+  const bool planar = jacobi || euler;
   const auto& g = c.grid;
   const std::string at = "/" + c.model;
   // The cells the process grid cuts: jacobi2d's copy rows are halo, not owned.
@@ -157,37 +216,42 @@ void check_machine(JsonFields& fields, CaseFile& c, const CaseLimits& limits) {
   Coord3 grid{1, 1, 1};
   try {
     grid = jacobi && g.split == "1d" ? Coord3{1, limits.ranks, 1}
-                                     : balanced_process_grid(limits.ranks, jacobi ? 2 : 3, {});
+                                     : balanced_process_grid(limits.ranks, planar ? 2 : 3, {});
   } catch (const Error& error) {
     fields.report("/", fmt::format("{} ranks cannot be arranged: {}", limits.ranks, error.what()));
     return;
   }
   const char* axes[] = {"nx", "ny", "nz"};
-  const std::string shape = jacobi ? fmt::format("{} x {}", grid[0], grid[1])
+  const std::string shape = planar ? fmt::format("{} x {}", grid[0], grid[1])
                                    : fmt::format("{} x {} x {}", grid[0], grid[1], grid[2]);
-  for (std::size_t axis = 0; axis < 3; ++axis) {
-    if (grid[axis] <= cells[axis]) continue;
+  // euler2d's MUSCL stencil reads two ghost layers: each rank owns at least 2 cells per axis.
+  const std::int64_t per_rank = euler ? 2 : 1;
+  for (std::size_t axis = 0; axis < (planar ? 2u : 3u); ++axis) {
+    if (grid[axis] * per_rank <= cells[axis]) continue;
     const std::int64_t value = axis == 0 ? g.nx : axis == 1 ? g.ny : g.nz;
     fields.report(
         fmt::format("{}/{}", at, axes[axis]),
         fmt::format("{} is not allowed on {} ranks: the process grid {} puts {} ranks along this "
-                    "axis, more than its {} {}cells; expected at least {}",
+                    "axis, more than its {} {}cells{}; expected at least {}",
                     value, limits.ranks, shape, grid[axis], cells[axis],
                     jacobi && axis == 1 ? "computed " : "",
-                    jacobi && axis == 1 ? grid[axis] + 2 : std::int64_t{grid[axis]}));
+                    euler ? " allow at 2 cells per rank (two ghost layers)" : "",
+                    jacobi && axis == 1 ? grid[axis] + 2 : per_rank * grid[axis]));
   }
   const double value_bytes = g.precision == "float" ? 4.0 : 8.0;
   double per_field = value_bytes;
-  for (std::size_t axis = 0; axis < (jacobi ? 2u : 3u); ++axis) {
-    per_field *= static_cast<double>(ceil_div(cells[axis], grid[axis]) + 2);
+  for (std::size_t axis = 0; axis < (planar ? 2u : 3u); ++axis) {
+    per_field *= static_cast<double>(ceil_div(cells[axis], grid[axis]) + (euler ? 4 : 2));
   }
-  c.bytes_per_rank = 2 * per_field;  // the field read and the field written
+  // jacobi2d, heat3d: the field read and the field written; euler2d: the state, the stage input
+  // and output and the wave-speed scratch, 4 conserved fields each.
+  c.bytes_per_rank = (euler ? 16 : 2) * per_field;
   if (c.bytes_per_rank > budget) {
-    fields.report(at, fmt::format("needs about {} GiB per rank (2 {} fields of {}, on {} rank{}); "
+    fields.report(at, fmt::format("needs about {} GiB per rank ({} {} fields of {}, on {} rank{}); "
                                   "the memory budget is {} GiB per rank (--memory-gib); expected "
                                   "a smaller grid or more ranks",
-                                  gib(c.bytes_per_rank), g.precision,
-                                  jacobi ? fmt::format("{} x {}", g.nx, g.ny)
+                                  gib(c.bytes_per_rank), euler ? 16 : 2, g.precision,
+                                  planar ? fmt::format("{} x {}", g.nx, g.ny)
                                          : fmt::format("{} x {} x {}", g.nx, g.ny, g.nz),
                                   limits.ranks, limits.ranks == 1 ? "" : "s", gib(budget)));
   }
@@ -196,7 +260,7 @@ void check_machine(JsonFields& fields, CaseFile& c, const CaseLimits& limits) {
 }  // namespace
 
 const std::vector<std::string>& case_models() {
-  static const std::vector<std::string> models{"seed", "jacobi2d", "heat3d"};
+  static const std::vector<std::string> models{"seed", "jacobi2d", "heat3d", "euler2d"};
   return models;
 }
 
@@ -332,6 +396,10 @@ nlohmann::json CaseFile::resolved() const {
     if (model == "jacobi2d") {
       section["norm_every"] = grid.norm_every;
       section["print_every"] = grid.print_every;
+    } else if (model == "euler2d") {
+      section = {{"case", grid.euler_case}, {"nx", grid.nx},          {"ny", grid.ny},
+                 {"cfl", grid.cfl},         {"t_end", grid.t_end},    {"rk", grid.rk},
+                 {"limiter", grid.limiter}, {"riemann", grid.riemann}};
     } else {
       section["nz"] = grid.nz;
       section["nu"] = grid.nu;
@@ -341,6 +409,10 @@ nlohmann::json CaseFile::resolved() const {
     out[model] = section;
     run_json["steps"] = run.steps;
     if (run.warmup >= 0) run_json["warmup"] = run.warmup;
+    run_json["vtk"] = run.vtk;
+    run_json["output_every"] = run.output_every;
+    run_json["png"] = run.png;
+    run_json["checkpoint_every"] = run.checkpoint_every;
   }
   out["run"] = run_json;
   return out;
@@ -355,6 +427,10 @@ std::string CaseFile::summary(const CaseLimits& limits) const {
   } else if (model == "jacobi2d") {
     size = fmt::format("{} x {} {}", grid.nx, grid.ny, grid.precision);
     length = fmt::format("{} steps", run.steps);
+  } else if (model == "euler2d") {
+    size = fmt::format("{} x {} double, case {}", grid.nx, grid.ny, grid.euler_case);
+    length = grid.t_end > 0 ? fmt::format("to t = {} (at most {} steps)", grid.t_end, run.steps)
+                            : fmt::format("{} steps", run.steps);
   } else {
     size = fmt::format("{} x {} x {} {}", grid.nx, grid.ny, grid.nz, grid.precision);
     length = fmt::format("{} steps", run.steps);

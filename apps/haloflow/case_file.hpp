@@ -1,7 +1,8 @@
 #pragma once
-// A case file for any model (seed, jacobi2d, heat3d): read, checked against the schema's rules
-// (json/schema/case.schema.json) and against the machine it is to run on (ranks, memory), with
-// every problem reported at once, each naming its JSON pointer, the bad value and what is allowed.
+// A case file for any model (seed, jacobi2d, heat3d, euler2d): read, checked against the schema's
+// rules (json/schema/case.schema.json) and against the machine it is to run on (ranks, memory),
+// with every problem reported at once, each naming its JSON pointer, the bad value and what is
+// allowed.
 
 #include <cstdint>
 #include <filesystem>
@@ -23,7 +24,7 @@ struct CaseLimits {
 //! The models a case may name, in the order messages list them.
 const std::vector<std::string>& case_models();
 
-//! The grid and physics of a jacobi2d or heat3d case (docs/models.md), defaults filled in.
+//! The grid and physics of a jacobi2d, heat3d or euler2d case (docs/models.md), defaults filled in.
 struct ModelSettings {
   std::int64_t nx = 0;
   std::int64_t ny = 0;
@@ -35,6 +36,13 @@ struct ModelSettings {
   double nu = 1.0;        // heat3d
   int mode = 1;           // heat3d
   double dt = 0;          // heat3d; 0: h^2 / (8 nu)
+  // euler2d (docs/models.md; the options of haloflow_model)
+  std::string euler_case = "vortex";  // vortex, sod-x, sod-y or kh
+  double cfl = 0.4;
+  double t_end = 0;  // 0: run run.steps steps
+  int rk = 3;        // SSP Runge-Kutta stages: 2 or 3
+  std::string limiter = "vanleer";
+  std::string riemann = "hllc";
 };
 
 //! The "run" section, defaults filled in.
@@ -45,14 +53,18 @@ struct RunSettings {
   std::string output;         // the run directory; default runs/<name>
   bool output_given = false;  // named by --out or run.output (the default never refuses)
   int progress_every = 10;
+  bool vtk = false;          // models: VTK image data (.vti per rank, .pvti) in RUN_DIR/vtk
+  int output_every = 0;      // models: VTK every this many steps; 0: only after the last
+  int checkpoint_every = 0;  // models: a checkpoint every this many steps; 0: none
+  bool png = false;  // models: RUN_DIR/<name>.png of the field (heat3d: z = nz/2) at the end
 };
 
 struct CaseFile {
   std::string name;
   std::string description;
-  std::string model;   // seed, jacobi2d or heat3d
+  std::string model;   // seed, jacobi2d, heat3d or euler2d
   SeedCase seed;       // model == "seed"
-  ModelSettings grid;  // model == "jacobi2d" or "heat3d"
+  ModelSettings grid;  // model == "jacobi2d", "heat3d" or "euler2d"
   RunSettings run;
   double bytes_per_rank = 0;  // estimated memory one rank needs
 

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "case_file.hpp"
+#include "checkpoint.hpp"
 #include "driver.hpp"
 #include "haloflow/device.hpp"
 #include "haloflow/error.hpp"
@@ -25,9 +26,11 @@
 #include "haloflow/ranks.hpp"
 #include "haloflow/version.hpp"
 #include "output_files.hpp"
+#include "png_output.hpp"
 #include "replay.hpp"
 #include "run_output.hpp"
 #include "seed_case.hpp"
+#include "vtk_output.hpp"
 
 namespace {
 
@@ -42,6 +45,12 @@ struct RunOptions {
   std::string json_path;
   std::string dot_path;
   bool force = false;
+  bool vtk = false;
+  bool png = false;
+  int checkpoint_every = -1;  // -1: the case's
+  std::string restart;        // a run directory whose newest complete checkpoint to continue
+  std::string dump;           // rank 0 writes the final global field here (raw)
+  int output_every = -1;      // -1: the case's
 };
 
 struct ValidateOptions {
@@ -187,9 +196,155 @@ nlohmann::json parse_result_line(const std::string& report) {
   return result;
 }
 
+// The first component of `field` in the plane z = global nz / 2, gathered on rank 0 and drawn
+// there into `path`; nullopt on the other ranks. Collective over MPI_COMM_WORLD.
+std::optional<haloflow::app::FieldPicture> write_field_png(
+    const std::string& path, const haloflow::models::OwnedField& field) {
+  const std::int64_t nx = field.global_cells[0];
+  const std::int64_t ny = field.global_cells[1];
+  const std::int64_t z = field.global_cells[2] / 2 - field.offset[2];
+  std::vector<std::int64_t> indices;
+  std::vector<double> values;
+  if (z >= 0 && z < field.cells[2]) {
+    for (std::int64_t j = 0; j < field.cells[1]; ++j) {
+      for (std::int64_t i = 0; i < field.cells[0]; ++i) {
+        indices.push_back((field.offset[1] + j) * nx + field.offset[0] + i);
+        values.push_back(
+            field.values[static_cast<std::size_t>((z * field.cells[1] + j) * field.cells[0] + i)]);
+      }
+    }
+  }
+  int rank = 0;
+  int ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const int mine = static_cast<int>(values.size());
+  std::vector<int> counts(static_cast<std::size_t>(ranks));
+  HALOFLOW_MPI(MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD),
+               "the picture's slice sizes");
+  std::vector<int> displacements(static_cast<std::size_t>(ranks));
+  int total = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    displacements[r] = total;
+    total += counts[r];
+  }
+  std::vector<std::int64_t> all_indices(static_cast<std::size_t>(rank == 0 ? total : 0));
+  std::vector<double> all_values(all_indices.size());
+  HALOFLOW_MPI(MPI_Gatherv(indices.data(), mine, MPI_INT64_T, all_indices.data(), counts.data(),
+                           displacements.data(), MPI_INT64_T, 0, MPI_COMM_WORLD),
+               "the picture's slice");
+  HALOFLOW_MPI(MPI_Gatherv(values.data(), mine, MPI_DOUBLE, all_values.data(), counts.data(),
+                           displacements.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD),
+               "the picture's slice");
+  if (rank != 0) return std::nullopt;
+  if (static_cast<std::int64_t>(total) != nx * ny) {
+    throw haloflow::Error(
+        fmt::format("{}: the ranks' slices hold {} cells; expected {} x {}", path, total, nx, ny));
+  }
+  std::vector<double> plane(static_cast<std::size_t>(nx * ny));
+  for (std::size_t k = 0; k < all_indices.size(); ++k) {
+    plane[static_cast<std::size_t>(all_indices[k])] = all_values[k];
+  }
+  auto picture = haloflow::app::draw_field(plane, nx, ny);
+  haloflow::app::write_png(path, picture.picture);
+  return picture;
+}
+
+// The same outcome on every rank: when any rank failed, the lowest such rank's message, thrown on
+// every rank as a CollectiveError (rank 0 reports it).
+void agree_everywhere(const std::string& failure, const haloflow::MpiSession& mpi) {
+  const int mine = failure.empty() ? mpi.world_size() : mpi.world_rank();
+  int first = mine;
+  HALOFLOW_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD),
+               "the ranks' verdicts");
+  if (first == mpi.world_size()) return;
+  std::string message = failure;
+  unsigned long long length = message.size();
+  HALOFLOW_MPI(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, first, MPI_COMM_WORLD),
+               "the failure's message");
+  message.resize(length);
+  HALOFLOW_MPI(MPI_Bcast(message.data(), static_cast<int>(length), MPI_CHAR, first, MPI_COMM_WORLD),
+               "the failure's message");
+  throw CollectiveError(message);
+}
+
+// What a checkpoint must match: the model and its section (not the run section: a restart may run
+// more steps or write other outputs).
+std::uint64_t case_hash(const haloflow::app::CaseFile& c) {
+  const auto resolved = c.resolved();
+  const std::string text = c.model + "\n" + resolved[c.model].dump();
+  return haloflow::app::fnv1a64(text.data(), text.size());
+}
+
+// Periodic checkpoints into OUT/checkpoints, and --restart: every rank reads its file of the
+// newest complete checkpoint; any refusal is reported once, before the run starts.
+void set_up_checkpoints(const haloflow::app::CaseFile& c, const RunOptions& options,
+                        const std::filesystem::path& out, const haloflow::MpiSession& mpi,
+                        haloflow::models::DriverOptions& o, nlohmann::json& results) {
+  const std::uint64_t hash = case_hash(c);
+  const int rank = mpi.world_rank();
+  const int ranks = mpi.world_size();
+  if (!options.restart.empty()) {
+    const std::filesystem::path from = std::filesystem::path(options.restart) / "checkpoints";
+    int step = -1;
+    if (rank == 0) step = haloflow::app::newest_complete_checkpoint(from);
+    HALOFLOW_MPI(MPI_Bcast(&step, 1, MPI_INT, 0, MPI_COMM_WORLD), "the restart step");
+    if (step < 0) {
+      throw CollectiveError(fmt::format(
+          "--restart {}: no complete checkpoint in {} (run with run.checkpoint_every or "
+          "--checkpoint-every first)",
+          options.restart, from.string()));
+    }
+    std::string failure;
+    try {
+      o.restart_state = haloflow::app::read_checkpoint(
+          from, {.case_hash = hash, .rank = rank, .ranks = ranks, .step = step});
+      if (step > c.run.steps) {
+        failure = fmt::format(
+            "--restart {}: its newest checkpoint is of step {}, after this run's "
+            "last ({} steps; raise --steps)",
+            options.restart, step, c.run.steps);
+      }
+    } catch (const haloflow::Error& error) {
+      failure = fmt::format("--restart {}: {}", options.restart, error.what());
+    }
+    agree_everywhere(failure, mpi);
+    o.restart_step = step;
+    if (rank == 0) {
+      fmt::print("haloflow: restarting from the checkpoint of step {} in {}\n", step,
+                 from.string());
+      results["restart"] = {{"from", from.string()}, {"step", step}};
+    }
+  }
+  if (c.run.checkpoint_every <= 0) return;
+  const auto directory = out / "checkpoints";
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  agree_everywhere(
+      error ? fmt::format("{}: cannot be created: {}", directory.string(), error.message())
+            : std::string(),
+      mpi);
+  o.checkpoint_every = c.run.checkpoint_every;
+  o.checkpoint = [directory, hash, rank, ranks, &mpi](int done,
+                                                      const std::vector<unsigned char>& state) {
+    std::string failure;
+    try {
+      haloflow::app::write_checkpoint(
+          directory, {.case_hash = hash, .rank = rank, .ranks = ranks, .step = done}, state);
+    } catch (const haloflow::Error& write_error) {
+      failure = write_error.what();
+    }
+    agree_everywhere(failure, mpi);  // every rank's file is on disk before the marker
+    if (rank == 0) haloflow::app::mark_checkpoint_complete(directory, done, ranks);
+  };
+  if (rank == 0) {
+    results["checkpoints"] = {{"directory", "checkpoints"}, {"every", c.run.checkpoint_every}};
+  }
+}
+
 // Runs the driver with rank 0's standard output also kept in `log` (the driver prints its
 // report; the result line goes into results.json).
-int run_model(const haloflow::app::CaseFile& c, ExecutorKind executor,
+int run_model(const haloflow::app::CaseFile& c, const RunOptions& options, ExecutorKind executor,
               const std::filesystem::path& out, const haloflow::MpiSession& mpi,
               nlohmann::json& results) {
   haloflow::models::DriverOptions o;
@@ -207,6 +362,47 @@ int run_model(const haloflow::app::CaseFile& c, ExecutorKind executor,
   o.nu = c.grid.nu;
   o.mode = c.grid.mode;
   o.dt = c.grid.dt;
+  if (c.model == "euler2d") {
+    o.euler_case = c.grid.euler_case;
+    o.cfl = c.grid.cfl;
+    o.t_end = c.grid.t_end;
+    o.rk = c.grid.rk;
+    o.limiter = c.grid.limiter;
+    o.riemann = c.grid.riemann;
+  }
+  if (c.run.vtk || c.run.png) {
+    const auto directory = out / "vtk";
+    if (c.run.vtk) {
+      std::error_code error;
+      std::filesystem::create_directories(directory, error);
+      if (error) {
+        throw haloflow::Error(
+            fmt::format("{}: cannot be created: {}", directory.string(), error.message()));
+      }
+      if (mpi.world_rank() == 0) {
+        results["vtk"] = {{"directory", "vtk"}, {"every", c.run.output_every}};
+      }
+    }
+    const auto png = out / (c.name + ".png");
+    o.output = [&c, &results, directory, png](const haloflow::models::OwnedField& field) {
+      if (c.run.vtk) haloflow::app::write_vtk(directory, c.name, field, MPI_COMM_WORLD);
+      if (c.run.png && field.step == c.run.steps) {
+        const auto picture = write_field_png(png.string(), field);
+        if (picture) {
+          results["png"] = {
+              {"file", png.filename().string()},     {"array", field.names.front()},
+              {"width", picture->picture.width},     {"height", picture->picture.height},
+              {"field_x", picture->field_x},         {"field_y", picture->field_y},
+              {"field_width", picture->field_width}, {"field_height", picture->field_height},
+              {"minimum", picture->minimum},         {"maximum", picture->maximum}};
+        }
+      }
+    };
+    // VTK's interval; the picture needs only the last step.
+    o.output_every = c.run.vtk ? c.run.output_every : 0;
+  }
+  o.dump = options.dump;
+  set_up_checkpoints(c, options, out, mpi, o, results);
   const auto log = out / "model_output.txt";
   int saved = -1;
   if (mpi.world_rank() == 0) {
@@ -260,6 +456,10 @@ int run_case(const RunOptions& options, const haloflow::MpiSession& mpi) {
     c.run.steps = length;
   }
   if (!options.executor.empty()) c.run.executor = options.executor;
+  if (options.vtk) c.run.vtk = true;
+  if (options.png) c.run.png = true;
+  if (options.checkpoint_every >= 0) c.run.checkpoint_every = options.checkpoint_every;
+  if (options.output_every >= 0) c.run.output_every = options.output_every;
   if (!options.out.empty()) {
     c.run.output = options.out;
     c.run.output_given = true;
@@ -323,7 +523,7 @@ int run_case(const RunOptions& options, const haloflow::MpiSession& mpi) {
       {"versions", versions()},
       {"machine", haloflow::app::machine_description(device ? device->name : "none")}};
   if (!seed_model) {
-    const int status = run_model(c, model_executor, out, mpi, results);
+    const int status = run_model(c, options, model_executor, out, mpi, results);
     if (root) {
       write_new_file((out / "results.json").string(), results.dump(2) + "\n", true);
       fmt::print("wrote {}\n", (out / "results.json").string());
@@ -388,17 +588,61 @@ int replay_case(const haloflow::app::ReplayOptions& options, const haloflow::Mpi
   return 0;
 }
 
+std::string cuda_version(int encoded) {
+  return fmt::format("{}.{}", encoded / 1000, (encoded % 1000) / 10);
+}
+
+std::string thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE:
+      return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+      return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+      return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE:
+      return "MPI_THREAD_MULTIPLE";
+    default:
+      return fmt::format("unknown thread level {}", level);
+  }
+}
+
 int show_info(const haloflow::MpiSession& mpi) {
+  if (mpi.world_rank() != 0) return 0;
+  const auto device = haloflow::current_device();
   fmt::print("haloflow {}\n", haloflow::version);
-  if (const auto device = haloflow::current_device()) {
+  if (device) {
     fmt::print("device {}: {}, {} SMs, {:.0f} GiB, stream priorities {} (low) to {} (high)\n",
                device->ordinal, device->name, device->multiprocessors, device->memory_gib,
                device->priority_lowest, device->priority_highest);
-    fmt::print("CUDA driver {}, runtime {}\n", device->driver_version, device->runtime_version);
   } else {
     fmt::print("no CUDA device: only the host executor can run\n");
   }
-  fmt::print("MPI: {} rank(s), MPI_THREAD_MULTIPLE provided\n", mpi.world_size());
+  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(library, &length);
+  std::string mpi_library(library, static_cast<std::size_t>(std::max(length, 0)));
+  if (const auto end = mpi_library.find('\n'); end != std::string::npos) mpi_library.resize(end);
+  while (!mpi_library.empty() && (mpi_library.back() == ' ' || mpi_library.back() == '\r')) {
+    mpi_library.pop_back();
+  }
+  int provided = 0;
+  MPI_Query_thread(&provided);
+  int major = 0;
+  int minor = 0;
+  MPI_Get_version(&major, &minor);
+  std::replace(mpi_library.begin(), mpi_library.end(), '\t', ' ');
+  fmt::print("MPI library: {}\n", mpi_library);
+  fmt::print("MPI standard {}.{}, thread level provided: {}, {} rank(s)\n", major, minor,
+             thread_level_name(provided), mpi.world_size());
+  const auto build = versions();
+  fmt::print(
+      "build: haloflow {}, CUDA runtime {}, CUDA driver {}, fmt {}, nlohmann_json {}\n",
+      build["haloflow"].get<std::string>(),
+      device ? cuda_version(device->runtime_version) : std::string("no device"),
+      device ? cuda_version(device->driver_version) : std::string("no device"),
+      fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100),
+      build["nlohmann_json"].get<std::string>());
   return 0;
 }
 
@@ -410,7 +654,8 @@ int main(int argc, char** argv) {
   RunOptions options;
   auto* run = app.add_subcommand(
       "run",
-      "run a case (seed: each executor, compared; jacobi2d, heat3d: the model) into a run "
+      "run a case (seed: each executor, compared; jacobi2d, heat3d, euler2d: the model) into a "
+      "run "
       "directory");
   run->add_option("case", options.case_path, "the case file (JSON)")->required();
   run->add_option("--executor", options.executor,
@@ -426,6 +671,20 @@ int main(int argc, char** argv) {
                   "the run directory (default: the case's run.output, or runs/<case name>)");
   run->add_option("--json", options.json_path, "also write the executor comparison to this file");
   run->add_option("--dot", options.dot_path, "also write the frame plan as Graphviz DOT");
+  run->add_flag("--vtk", options.vtk,
+                "models: write VTK image data (.vti per rank, .pvti) into RUN_DIR/vtk");
+  run->add_flag("--png", options.png,
+                "models: write RUN_DIR/<name>.png of the field at the end (heat3d: z = nz/2)");
+  run->add_option("--checkpoint-every", options.checkpoint_every,
+                  "models: a checkpoint every N steps into RUN_DIR/checkpoints; 0: none")
+      ->check(CLI::Range(0, 100000000));
+  run->add_option("--restart", options.restart,
+                  "models: continue from the newest complete checkpoint of this run directory");
+  run->add_option("--dump", options.dump,
+                  "models: rank 0 writes the final global field here (raw values, x fastest)");
+  run->add_option("--output-every", options.output_every,
+                  "models: VTK every N steps and after the last; 0: only after the last")
+      ->check(CLI::Range(0, 100000000));
   run->add_flag("--force", options.force,
                 "reuse an existing run directory and overwrite files given to --json and --dot");
   ValidateOptions validate_options;

@@ -76,7 +76,13 @@ RunOptions run_options(const DriverOptions& o) {
                     .steps = o.steps,
                     .warmup = o.warmup,
                     .gather = !o.dump.empty() || !o.compare.empty(),
-                    .exchange_timeout = std::chrono::duration<double>(o.timeout_s)};
+                    .exchange_timeout = std::chrono::duration<double>(o.timeout_s),
+                    .output = o.output,
+                    .output_every = o.output_every,
+                    .checkpoint = o.checkpoint,
+                    .checkpoint_every = o.checkpoint_every,
+                    .restart_step = o.restart_step,
+                    .restart_state = o.restart_state};
 }
 
 std::string describe_run(const DriverOptions& o, int ranks, const Coord3& grid, int dimensions) {

@@ -4,9 +4,12 @@
 //! the report on rank 0, the optional dump and comparison of the global field.
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "haloflow/frame.hpp"
+#include "run_options.hpp"
 
 namespace haloflow::models {
 
@@ -38,6 +41,15 @@ struct DriverOptions {
   int rk = 3;                         //!< SSP Runge-Kutta stages: 2 or 3
   std::string limiter = "vanleer";    //!< minmod or vanleer
   std::string riemann = "hllc";       //!< hllc or rusanov
+  //! Called with the current field every `output_every` timed steps and after the last (see
+  //! RunOptions::output); unset: nothing is copied.
+  std::function<void(const OwnedField&)> output;
+  int output_every = 0;
+  //! Checkpoints and restart (see RunOptions); unset: none.
+  std::function<void(int done, const std::vector<unsigned char>& state)> checkpoint;
+  int checkpoint_every = 0;
+  int restart_step = 0;
+  std::vector<unsigned char> restart_state;
 };
 
 //! \brief Runs the model on MPI_COMM_WORLD and reports on rank 0.

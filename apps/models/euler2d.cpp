@@ -441,6 +441,45 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
     load_initial();
     start();
   };
+  hooks.output = [&](int done) {
+    OwnedField out{.step = done, .names = {"rho", "rho_u", "rho_v", "E"}};
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+      out.global_cells[axis] = grid.spec().global_cells[axis];
+      out.offset[axis] = grid.global_offset()[axis];
+      out.cells[axis] = layout.owned[axis];
+    }
+    out.spacing = {dx, dy, 1.0};
+    std::vector<double> state(static_cast<std::size_t>(4 * fs));
+    u.download(state.data(), bytes);
+    for (std::int64_t f = 0; f < 4; ++f) {
+      for_owned_cells(grid, layout, [&](std::int64_t at, std::int64_t, std::int64_t) {
+        out.values.push_back(state[static_cast<std::size_t>(f * fs + at)]);
+      });
+    }
+    config.run.output(out);
+  };
+  // U and both stage fields (ghosts included), then time, the next step's wave speed and the
+  // steps taken, so that a restart continues bitwise.
+  hooks.save = [&] {
+    std::vector<unsigned char> state(3 * bytes + 3 * sizeof(double));
+    u.download(state.data(), bytes);
+    s1.download(state.data() + bytes, bytes);
+    s2.download(state.data() + 2 * bytes, bytes);
+    const double scalars[3] = {time, speed, static_cast<double>(steps_taken)};
+    std::memcpy(state.data() + 3 * bytes, scalars, sizeof(scalars));
+    return state;
+  };
+  hooks.load = [&](const std::vector<unsigned char>& state) {
+    check_state_size("euler2d", state.size(), 3 * bytes + 3 * sizeof(double));
+    u.upload(state.data(), bytes);
+    s1.upload(state.data() + bytes, bytes);
+    s2.upload(state.data() + 2 * bytes, bytes);
+    double scalars[3] = {0, 0, 0};
+    std::memcpy(scalars, state.data() + 3 * bytes, sizeof(scalars));
+    time = scalars[0];
+    speed = scalars[1];
+    steps_taken = static_cast<int>(scalars[2]);
+  };
 
   const double area = dx * dy;
   const auto initial_totals = conserved_totals(initial, fs, grid, layout, area, communicator);

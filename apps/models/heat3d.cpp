@@ -158,6 +158,31 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
   };
   hooks.settle = [&] { frame.wait(); };
   hooks.reset = load_initial;
+  hooks.output = [&](int done) {
+    const Buffer& current = done % 2 == 0 ? u : u_new;
+    OwnedField out{.step = done, .names = {"u"}};
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+      out.global_cells[axis] = grid.spec().global_cells[axis];
+      out.offset[axis] = grid.global_offset()[axis];
+      out.cells[axis] = layout.owned[axis];
+      out.spacing[axis] = 1.0 / static_cast<double>(config.cells[axis]);
+    }
+    for (const T value : owned_values<T>(current, layout)) {
+      out.values.push_back(static_cast<double>(value));
+    }
+    config.run.output(out);
+  };
+  hooks.save = [&] {
+    std::vector<unsigned char> state(2 * bytes);
+    u.download(state.data(), bytes);
+    u_new.download(state.data() + bytes, bytes);
+    return state;
+  };
+  hooks.load = [&](const std::vector<unsigned char>& state) {
+    check_state_size("heat3d", state.size(), 2 * bytes);
+    u.upload(state.data(), bytes);
+    u_new.upload(state.data() + bytes, bytes);
+  };
 
   HeatResult<T> result;
   result.process_grid = grid.process_grid();

@@ -221,6 +221,31 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
     load_initial();
     result.norms.clear();
   };
+  hooks.output = [&](int done) {
+    const Buffer& current = done % 2 == 0 ? buffers.a : buffers.b;
+    OwnedField out{.step = done, .names = {"a"}};
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+      out.global_cells[axis] = grid.spec().global_cells[axis];
+      out.offset[axis] = grid.global_offset()[axis];
+      out.cells[axis] = layout.owned[axis];
+    }
+    for (const T value : owned_values<T>(current, layout)) {
+      out.values.push_back(static_cast<double>(value));
+    }
+    config.run.output(out);
+  };
+  hooks.save = [&] {
+    std::vector<unsigned char> state(2 * bytes);
+    buffers.a.download(state.data(), bytes);
+    buffers.b.download(state.data() + bytes, bytes);
+    return state;
+  };
+  hooks.load = [&](const std::vector<unsigned char>& state) {
+    check_state_size("jacobi2d", state.size(), 2 * bytes);
+    buffers.a.upload(state.data(), bytes);
+    buffers.b.upload(state.data() + bytes, bytes);
+    result.norms.clear();
+  };
   result.times = run_timed_steps(config.run, communicator, hooks);
   if (config.run.gather) {
     const Buffer& last = config.run.steps % 2 == 0 ? buffers.a : buffers.b;

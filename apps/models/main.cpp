@@ -8,8 +8,10 @@
 #include <mpi.h>
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <optional>
+#include <thread>
 
 #include "driver.hpp"
 #include "haloflow/error.hpp"
@@ -94,8 +96,14 @@ int main(int argc, char** argv) {
     return haloflow::models::run_driver(o, mpi->world_rank(), mpi->world_size());
   } catch (const std::exception& error) {
     std::fprintf(stderr, "haloflow_model: %s\n", error.what());
-    // Other ranks may be waiting on this one: end them too rather than leave them hanging.
-    if (mpi && mpi->world_size() > 1) MPI_Abort(MPI_COMM_WORLD, 1);
+    // Other ranks may be waiting on this one: end them too rather than leave them hanging. A
+    // moment first, so that mpiexec forwards this message (and those of ranks that reached the
+    // same error) before the abort tears the job down.
+    if (mpi && mpi->world_size() > 1) {
+      std::fflush(stderr);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
   }
   return 1;
 }

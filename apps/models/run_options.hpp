@@ -3,11 +3,28 @@
 //! \brief What every model run shares: how it runs (executor, steps, warm-up) and how long its
 //! steps took.
 
+#include <array>
 #include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
 
+#include "haloflow/error.hpp"
 #include "haloflow/frame.hpp"
 
 namespace haloflow::models {
+
+//! \brief A rank's owned cells of the current field, copied to the host for output (VTK, PNG).
+struct OwnedField {
+  int step = 0;                                //!< timed steps done
+  std::array<std::int64_t, 3> global_cells{};  //!< the whole grid
+  std::array<std::int64_t, 3> offset{};        //!< global index of this rank's first owned cell
+  std::array<std::int64_t, 3> cells{};         //!< owned cells per axis
+  std::array<double, 3> spacing{1, 1, 1};      //!< cell size per axis
+  std::vector<std::string> names;              //!< one per component
+  std::vector<double> values;  //!< per component (names' order): owned cells, x fastest
+};
 
 struct RunOptions {
   ExecutorKind executor = ExecutorKind::graph;
@@ -19,7 +36,27 @@ struct RunOptions {
   bool gather = false;
   //! A neighbour that has not answered the halo exchange after this long ends the run.
   std::chrono::duration<double> exchange_timeout = std::chrono::seconds(60);
+  //! Called on every rank (collectively) after each `output_every`-th timed step and after the
+  //! last, with the current field. Unset: no copy, no synchronisation.
+  std::function<void(const OwnedField&)> output;
+  int output_every = 0;  //!< 0: only after the last step
+  //! Called on every rank (collectively) after each `checkpoint_every`-th timed step with the
+  //! rank's whole model state (an opaque byte string the model reads back). Unset: nothing.
+  std::function<void(int done, const std::vector<unsigned char>& state)> checkpoint;
+  int checkpoint_every = 0;
+  //! Continue from a checkpoint: the state after `restart_step` timed steps (the warm-up is
+  //! skipped, the steps before it are not run). 0: from the start.
+  int restart_step = 0;
+  std::vector<unsigned char> restart_state;
 };
+
+//! \brief \throws Error unless a restart state holds `expected` bytes.
+inline void check_state_size(const char* model, std::size_t got, std::size_t expected) {
+  if (got != expected) {
+    throw Error(model + std::string(" restart: the state holds ") + std::to_string(got) +
+                " bytes; this rank's state needs " + std::to_string(expected));
+  }
+}
 
 //! \brief The timed steps, each figure the slowest rank's.
 struct StepTimes {

@@ -1,8 +1,11 @@
 #include "timed_steps.hpp"
 
+#include <fmt/format.h>
+
 #include <chrono>
 
 #include "haloflow/buffer.hpp"
+#include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/overlap.hpp"
 #include "step_clock.hpp"
@@ -12,8 +15,17 @@ namespace haloflow::models {
 StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const StepHooks& hooks) {
   // One stream for the warm-up and the timed steps: a frame's last launch stream must outlive
   // the run (settle() waits on it).
-  StepClock clock(backend_of(run.executor), run.steps);
-  if (run.warmup > 0) {
+  const bool restart = run.restart_step > 0;
+  if (restart && (!hooks.load || run.restart_step > run.steps)) {
+    throw Error(fmt::format("restart after step {}: not possible for a run of {} steps{}",
+                            run.restart_step, run.steps,
+                            hooks.load ? "" : " (this model cannot restart)"));
+  }
+  const int first = restart ? run.restart_step : 0;
+  StepClock clock(backend_of(run.executor), run.steps - first);
+  if (restart) {
+    hooks.load(run.restart_state);
+  } else if (run.warmup > 0) {
     for (int step = 0; step < run.warmup; ++step) hooks.step(step, run.warmup, clock.stream());
     clock.synchronize();
     hooks.settle();
@@ -21,11 +33,24 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
   }
   HALOFLOW_MPI(MPI_Barrier(communicator), "starting the timed steps");
   const auto start = std::chrono::steady_clock::now();
-  for (int step = 0; step < run.steps; ++step) {
-    clock.mark(step);
+  for (int step = first; step < run.steps; ++step) {
+    clock.mark(step - first);
     hooks.step(step, run.steps, clock.stream());
+    const int done = step + 1;
+    if (run.checkpoint && hooks.save && run.checkpoint_every > 0 &&
+        done % run.checkpoint_every == 0) {
+      clock.synchronize();
+      hooks.settle();
+      run.checkpoint(done, hooks.save());
+    }
+    if (run.output && hooks.output &&
+        (done == run.steps || (run.output_every > 0 && done % run.output_every == 0))) {
+      clock.synchronize();
+      hooks.settle();
+      hooks.output(done);
+    }
   }
-  clock.mark(run.steps);
+  clock.mark(run.steps - first);
   clock.synchronize();
   hooks.settle();
   const double total =
@@ -34,7 +59,7 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
   double slowest[2] = {0, 0};
   HALOFLOW_MPI(MPI_Allreduce(mine, slowest, 2, MPI_DOUBLE, MPI_MAX, communicator),
                "the step times");
-  return StepTimes{.steps = run.steps, .median_step_s = slowest[0], .total_s = slowest[1]};
+  return StepTimes{.steps = run.steps - first, .median_step_s = slowest[0], .total_s = slowest[1]};
 }
 
 }  // namespace haloflow::models

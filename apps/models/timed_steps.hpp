@@ -22,6 +22,13 @@ struct StepHooks {
   std::function<void()> settle;
   //! Sets the fields back to the initial state (after the warm-up).
   std::function<void()> reset;
+  //! Copies the current field (after `done` timed steps) to the host for RunOptions::output;
+  //! called only when that is set, after settle().
+  std::function<void(int done)> output;
+  //! The model's whole state after the steps so far, and setting it back (RunOptions::checkpoint,
+  //! restart_state); called only when those are used, after settle().
+  std::function<std::vector<unsigned char>()> save;
+  std::function<void(const std::vector<unsigned char>&)> load;
 };
 
 //! \brief Runs `run.warmup` steps, resets, then `run.steps` timed steps. Collective over

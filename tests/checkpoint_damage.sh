@@ -1,0 +1,32 @@
+#!/bin/sh
+# Copies a run directory's checkpoints, damages one file, and restarts from the copy.
+# usage: checkpoint_damage.sh MODE SOURCE_RUN_DIR WORK_DIR COMMAND...
+#   MODE: truncate (the last 7 bytes of rank 0's file cut off), truncate_header (rank 0's file cut
+#   to 20 bytes), flip (one payload byte of rank 1's file inverted), none (as written: the command
+#   itself is the mismatch, another case or another rank count).
+# COMMAND gets "--restart WORK_DIR" appended; its output is shown, then "exit=STATUS".
+mode=$1
+source=$2
+work=$3
+shift 3
+rm -rf "$work" && mkdir -p "$work" && cp -r "$source/checkpoints" "$work/" || exit 2
+rank0=$(ls "$work"/checkpoints/*_r0000.ckpt | tail -n 1)
+rank1=$(ls "$work"/checkpoints/*_r0001.ckpt | tail -n 1)
+case $mode in
+  truncate)
+    size=$(wc -c < "$rank0")
+    head -c $((size - 7)) "$rank0" > "$rank0.cut" && mv "$rank0.cut" "$rank0" ;;
+  truncate_header)
+    head -c 20 "$rank0" > "$rank0.cut" && mv "$rank0.cut" "$rank0" ;;
+  flip)
+    # The byte 100 from the end (inside the payload), inverted.
+    size=$(wc -c < "$rank1")
+    at=$((size - 100))
+    byte=$(od -An -tu1 -j "$at" -N1 "$rank1" | tr -d ' ')
+    printf "$(printf '\\%03o' $((255 - byte)))" |
+      dd of="$rank1" bs=1 seek="$at" conv=notrunc 2>/dev/null ;;
+  none) ;;
+  *) echo "unknown mode $mode"; exit 2 ;;
+esac
+"$@" --restart "$work"
+echo "exit=$?"
