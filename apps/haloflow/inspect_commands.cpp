@@ -1,0 +1,95 @@
+// haloflow replay and haloflow info: commands that look at a frame or at the machine.
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "commands.hpp"
+#include "haloflow/device.hpp"
+#include "haloflow/error.hpp"
+#include "haloflow/version.hpp"
+#include "replay.hpp"
+
+namespace haloflow::app {
+namespace {
+
+std::string cuda_version(int encoded) {
+  return fmt::format("{}.{}", encoded / 1000, (encoded % 1000) / 10);
+}
+
+std::string thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE:
+      return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+      return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+      return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE:
+      return "MPI_THREAD_MULTIPLE";
+    default:
+      return fmt::format("unknown thread level {}", level);
+  }
+}
+
+}  // namespace
+
+int replay_case(const haloflow::app::ReplayOptions& options, const haloflow::MpiSession& mpi) {
+  if (mpi.world_size() > 1) {
+    throw haloflow::Error(fmt::format(
+        "{}: the seed case runs on one rank; it was started on {} (run it without mpiexec)",
+        options.case_path, mpi.world_size()));
+  }
+  if (const auto device = haloflow::current_device()) {
+    fmt::print("device {}: {} ({} SMs, {:.0f} GiB)\n", device->ordinal, device->name,
+               device->multiprocessors, device->memory_gib);
+  }
+  std::fflush(stdout);
+  const auto result = haloflow::app::replay_seed_case(options, mpi.world_rank());
+  std::fputs(result.text.c_str(), stdout);
+  return 0;
+}
+
+int show_info(const haloflow::MpiSession& mpi) {
+  if (mpi.world_rank() != 0) return 0;
+  const auto device = haloflow::current_device();
+  fmt::print("haloflow {}\n", haloflow::version);
+  if (device) {
+    fmt::print("device {}: {}, {} SMs, {:.0f} GiB, stream priorities {} (low) to {} (high)\n",
+               device->ordinal, device->name, device->multiprocessors, device->memory_gib,
+               device->priority_lowest, device->priority_highest);
+  } else {
+    fmt::print("no CUDA device: only the host executor can run\n");
+  }
+  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(library, &length);
+  std::string mpi_library(library, static_cast<std::size_t>(std::max(length, 0)));
+  if (const auto end = mpi_library.find('\n'); end != std::string::npos) mpi_library.resize(end);
+  while (!mpi_library.empty() && (mpi_library.back() == ' ' || mpi_library.back() == '\r')) {
+    mpi_library.pop_back();
+  }
+  int provided = 0;
+  MPI_Query_thread(&provided);
+  int major = 0;
+  int minor = 0;
+  MPI_Get_version(&major, &minor);
+  std::replace(mpi_library.begin(), mpi_library.end(), '\t', ' ');
+  fmt::print("MPI library: {}\n", mpi_library);
+  fmt::print("MPI standard {}.{}, thread level provided: {}, {} rank(s)\n", major, minor,
+             thread_level_name(provided), mpi.world_size());
+  const auto build = versions();
+  fmt::print(
+      "build: haloflow {}, CUDA runtime {}, CUDA driver {}, fmt {}, nlohmann_json {}\n",
+      build["haloflow"].get<std::string>(),
+      device ? cuda_version(device->runtime_version) : std::string("no device"),
+      device ? cuda_version(device->driver_version) : std::string("no device"),
+      fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100),
+      build["nlohmann_json"].get<std::string>());
+  return 0;
+}
+
+}  // namespace haloflow::app
