@@ -5,8 +5,9 @@
 //! results compare number for number.
 //!
 //! Launch geometry: x over grid.x * block.x (one thread per column of the box), rows over
-//! grid.y * block.y (a thread strides over rows when the grid is shorter than the box); blocks
-//! have a multiple of 32 threads (the norm variant reduces by warps).
+//! grid.y * block.y: each thread walks a run of ceil(ny / (grid.y * block.y)) consecutive rows, so
+//! a shorter grid gives longer runs; blocks have a multiple of 32 threads (the norm variant
+//! reduces by warps).
 
 #include "cell_box.hpp"
 #include "haloflow/kernel.hpp"

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -132,6 +133,19 @@ void prepare_out_everywhere(const std::filesystem::path& out, bool force,
 }
 
 // "result: key=value ..." from the model driver's report, as JSON (numbers where they parse).
+// The per-step time percentiles of a model's result line, in microseconds (each the slowest
+// rank's; see haloflow::models::StepTimes).
+nlohmann::json step_percentiles(const nlohmann::json& result) {
+  nlohmann::json times = {{"steps", result.value("steps", 0)}};
+  for (const char* name : {"min", "p10", "median", "p90", "p99", "max"}) {
+    const std::string key = std::string(name) + "_step_s";
+    if (result.contains(key) && result[key].is_number()) {
+      times[name] = 1e6 * result[key].get<double>();
+    }
+  }
+  return times;
+}
+
 nlohmann::json parse_result_line(const std::string& report) {
   nlohmann::json result = nlohmann::json::object();
   std::istringstream lines(report);
@@ -371,15 +385,25 @@ int run_model(const haloflow::app::CaseFile& c, const RunOptions& options, Execu
   set_up_checkpoints(c, options, out, mpi, o, results);
   const auto log = out / "model_output.txt";
   int saved = -1;
+  // The progress line goes to the user's standard output as it was, not into the report file.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> console(nullptr, &std::fclose);
   if (mpi.world_rank() == 0) {
     std::fflush(stdout);
     saved = dup(STDOUT_FILENO);
+    const int copy = saved < 0 ? -1 : dup(saved);
+    if (copy >= 0) console.reset(fdopen(copy, "w"));
     const int file = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (saved < 0 || file < 0) {
+    if (saved < 0 || file < 0 || !console) {
       throw haloflow::Error(fmt::format("{}: cannot be written", log.string()));
     }
     dup2(file, STDOUT_FILENO);
     close(file);
+  }
+  haloflow::app::Progress progress("steps", c.run.progress_every, mpi.world_rank() == 0,
+                                   console.get(), o.restart_step);
+  if (mpi.world_rank() == 0) {
+    o.progress = [&progress](int done, int total) { progress.update(done, total); };
+    o.progress_every = c.run.progress_every;
   }
   int status = 1;
   std::string failure;
@@ -399,10 +423,12 @@ int run_model(const haloflow::app::CaseFile& c, const RunOptions& options, Execu
     std::ostringstream report;
     report << in.rdbuf();
     std::fputs(report.str().c_str(), stdout);
+    const nlohmann::json result = parse_result_line(report.str());
     results["model"] = {{"exit_status", status},
                         {"wall_s", seconds},
-                        {"result", parse_result_line(report.str())},
+                        {"result", result},
                         {"report_file", log.filename().string()}};
+    if (result.contains("median_step_s")) results["step_time_us"] = step_percentiles(result);
   }
   if (!failure.empty()) throw haloflow::Error(failure);
   return status;

@@ -49,11 +49,13 @@ nlohmann::json machine_description(const std::string& device_name) {
   return {{"hostname", host}, {"device", device_name}, {"date", date}, {"mpi_library", mpi}};
 }
 
-Progress::Progress(std::string what, int every, bool enabled)
+Progress::Progress(std::string what, int every, bool enabled, std::FILE* to, long first)
     : what_(std::move(what)),
       every_(every < 1 ? 1 : every),
-      enabled_(enabled),
-      terminal_(isatty(fileno(stdout)) != 0),
+      enabled_(enabled && to != nullptr),
+      to_(to),
+      terminal_(to != nullptr && isatty(fileno(to)) != 0),
+      first_(first),
       start_(std::chrono::steady_clock::now()) {}
 
 void Progress::update(long done, long total) {
@@ -62,16 +64,16 @@ void Progress::update(long done, long total) {
   if (!terminal_ && !last && done % every_ != 0) return;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0;
+  const double rate = seconds > 0 ? static_cast<double>(done - first_) / seconds : 0;
   const double left = rate > 0 ? static_cast<double>(total - done) / rate : 0;
   const std::string line =
       fmt::format("{} {}/{}, {:.1f} {}/s, {:.1f} s left", what_, done, total, rate, what_, left);
   if (terminal_) {
-    fmt::print("\r{:<70}{}", line, last ? "\n" : "");
+    fmt::print(to_, "\r{:<70}{}", line, last ? "\n" : "");
   } else {
-    fmt::print("progress: {}\n", line);
+    fmt::print(to_, "progress: {}\n", line);
   }
-  std::fflush(stdout);
+  std::fflush(to_);
 }
 
 }  // namespace haloflow::app

@@ -3,6 +3,7 @@
 // without --force), the machine a run was on, and the progress line.
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -21,14 +22,18 @@ nlohmann::json machine_description(const std::string& device_name);
 //! otherwise a plain line every `every` steps and at the last.
 class Progress {
  public:
-  Progress(std::string what, int every, bool enabled);
+  //! Writes to `to` (not owned). `first`: the steps already done when the run started (a
+  //! restart), left out of the rate.
+  Progress(std::string what, int every, bool enabled, std::FILE* to = stdout, long first = 0);
   void update(long done, long total);
 
  private:
   std::string what_;
   int every_;
   bool enabled_;
+  std::FILE* to_;
   bool terminal_;
+  long first_;
   std::chrono::steady_clock::time_point start_;
 };
 

@@ -25,7 +25,11 @@ CellSplit split_update(const Box& update, const FieldLayout& layout, const Stenc
   return split_box(update, split_owned_cells(layout, stencil).interior);
 }
 
-LaunchShape box_launch(const kernels::CellBox& box, unsigned rows_per_thread) {
+LaunchShape box_launch(const kernels::CellBox& box, unsigned rows_per_thread, unsigned width) {
+  if (width != 32 && width != 64 && width != 128 && width != 256) {
+    throw Error(fmt::format(
+        "box_launch: a block width of {} is not allowed; expected 32, 64, 128 or 256", width));
+  }
   if (box.nx < 1 || box.ny < 1 || box.nz < 1 || rows_per_thread < 1) {
     throw Error(fmt::format(
         "box_launch: a box of {} x {} x {} cells with {} rows per thread is not allowed; expected "
@@ -34,7 +38,6 @@ LaunchShape box_launch(const kernels::CellBox& box, unsigned rows_per_thread) {
   }
   constexpr unsigned kThreads = 256;
   constexpr std::int64_t kGridLimit = 65535;  // CUDA's limit on grid.y and grid.z
-  unsigned width = 32;
   while (width > 1 && width > box.nx) width /= 2;
   const unsigned height = kThreads / width;
   const std::int64_t columns = (box.nx + width - 1) / width;

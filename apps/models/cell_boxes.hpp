@@ -22,10 +22,12 @@ namespace haloflow::models {
 [[nodiscard]] CellSplit split_update(const Box& update, const FieldLayout& layout,
                                      const Stencil& stencil);
 
-//! \brief Blocks of 256 threads, 32 wide in x (narrower, by powers of two, for boxes narrower than
-//! 32 so few threads idle): x over grid.x, rows over grid.y with `rows_per_thread` rows each,
-//! planes over grid.z; grid.y and grid.z are capped at CUDA's 65535 (kernels stride over the
-//! rest). \throws Error for an empty box or one too wide for CUDA's grid.
-[[nodiscard]] LaunchShape box_launch(const kernels::CellBox& box, unsigned rows_per_thread = 1);
+//! \brief Blocks of 256 threads, `width` wide in x (a power of two from 32 to 256; narrower, by
+//! powers of two, for boxes narrower than that so few threads idle): x over grid.x, rows over
+//! grid.y with `rows_per_thread` rows each, planes over grid.z; grid.y and grid.z are capped at
+//! CUDA's 65535 (kernels stride over the rest). \throws Error for an empty box, one too wide for
+//! CUDA's grid, or a width that is not such a power of two.
+[[nodiscard]] LaunchShape box_launch(const kernels::CellBox& box, unsigned rows_per_thread = 1,
+                                     unsigned width = 32);
 
 }  // namespace haloflow::models

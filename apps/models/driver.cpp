@@ -82,7 +82,9 @@ RunOptions run_options(const DriverOptions& o) {
                     .checkpoint = o.checkpoint,
                     .checkpoint_every = o.checkpoint_every,
                     .restart_step = o.restart_step,
-                    .restart_state = o.restart_state};
+                    .restart_state = o.restart_state,
+                    .progress = o.progress,
+                    .progress_every = o.progress_every};
 }
 
 std::string describe_run(const DriverOptions& o, int ranks, const Coord3& grid, int dimensions) {
@@ -96,8 +98,11 @@ std::string describe_run(const DriverOptions& o, int ranks, const Coord3& grid, 
 void print_times(const DriverOptions& o, const StepTimes& times, double bytes, int ranks,
                  const std::string& what_moves, const std::string& extra) {
   const double bandwidth = bytes / times.median_step_s;
-  fmt::print("time per step: median {:.1f} us; {} steps in {:.4f} s (slowest rank)\n",
-             1e6 * times.median_step_s, times.steps, times.total_s);
+  fmt::print(
+      "time per step: median {:.1f} us (p10 {:.1f}, p90 {:.1f}, p99 {:.1f}, max {:.1f}); {} steps "
+      "in {:.4f} s (slowest rank)\n",
+      1e6 * times.median_step_s, 1e6 * times.p10_step_s, 1e6 * times.p90_step_s,
+      1e6 * times.p99_step_s, 1e6 * times.max_step_s, times.steps, times.total_s);
   fmt::print(
       "bytes per step: {:.4g} GB ({}); achieved {:.3f} TB/s, {:.3f} TB/s per rank = {:.1f} % of "
       "{:.2f} TB/s\n",
@@ -105,9 +110,11 @@ void print_times(const DriverOptions& o, const StepTimes& times, double bytes, i
       100 * bandwidth / ranks / o.copy_bandwidth, 1e-12 * o.copy_bandwidth);
   fmt::print(
       "result: model={} precision={} executor={} ranks={} steps={} total_s={:.6f} "
-      "median_step_s={:.9f} bytes_per_step={:.0f} bandwidth_Bps={:.6e}{}\n",
+      "median_step_s={:.9f} min_step_s={:.9f} p10_step_s={:.9f} p90_step_s={:.9f} "
+      "p99_step_s={:.9f} max_step_s={:.9f} bytes_per_step={:.0f} bandwidth_Bps={:.6e}{}\n",
       o.model, o.precision, to_string(o.executor), ranks, times.steps, times.total_s,
-      times.median_step_s, bytes, bandwidth, extra);
+      times.median_step_s, times.min_step_s, times.p10_step_s, times.p90_step_s, times.p99_step_s,
+      times.max_step_s, bytes, bandwidth, extra);
 }
 
 //! Rank 0 writes and compares the global field; \returns 1 on every rank when the comparison
@@ -149,6 +156,7 @@ int drive_jacobi(const DriverOptions& o, int rank, int ranks) {
                             .ny = o.ny,
                             .split = o.split == "2d" ? 2 : 1,
                             .norm_every = o.norm_every,
+                            .rows_per_thread = o.rows_per_thread,
                             .run = run_options(o)};
   const JacobiResult<T> result = run_jacobi2d<T>(config, MPI_COMM_WORLD);
   if (rank == 0) {

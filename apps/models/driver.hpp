@@ -15,14 +15,15 @@ namespace haloflow::models {
 
 //! \brief The command line, with model-dependent defaults left unset (0 or empty).
 struct DriverOptions {
-  std::string model;      //!< jacobi2d or heat3d
-  std::int64_t nx = 0;    //!< jacobi2d: 16384; heat3d: 256
-  std::int64_t ny = 0;    //!< jacobi2d: 16384; heat3d: nx
-  std::int64_t nz = 0;    //!< heat3d: nx
-  int steps = 0;          //!< jacobi2d: 1000; heat3d: 100
-  int warmup = -1;        //!< -1: 10 steps on GPU executors, none on the host
-  int norm_every = 100;   //!< jacobi2d
-  int print_every = 100;  //!< jacobi2d: which computed norms are printed
+  std::string model;        //!< jacobi2d or heat3d
+  std::int64_t nx = 0;      //!< jacobi2d: 16384; heat3d: 256
+  std::int64_t ny = 0;      //!< jacobi2d: 16384; heat3d: nx
+  std::int64_t nz = 0;      //!< heat3d: nx
+  int steps = 0;            //!< jacobi2d: 1000; heat3d: 100
+  int warmup = -1;          //!< -1: 10 steps on GPU executors, none on the host
+  int norm_every = 100;     //!< jacobi2d
+  int print_every = 100;    //!< jacobi2d: which computed norms are printed
+  int rows_per_thread = 8;  //!< jacobi2d: consecutive rows per GPU thread
   ExecutorKind executor = ExecutorKind::graph;
   std::string precision;           //!< float or double; jacobi2d: float, heat3d: double
   std::string split;               //!< jacobi2d: 1d (default) or 2d; heat3d: 3d only
@@ -50,6 +51,9 @@ struct DriverOptions {
   int checkpoint_every = 0;
   int restart_step = 0;
   std::vector<unsigned char> restart_state;
+  //! Progress as steps finish (see RunOptions::progress); unset: none.
+  std::function<void(int done, int steps)> progress;
+  int progress_every = 10;
 };
 
 //! \brief Runs the model on MPI_COMM_WORLD and reports on rank 0.

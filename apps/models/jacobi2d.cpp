@@ -47,6 +47,10 @@ void validate(const JacobiConfig& c) {
         "jacobi2d norm_every: {} is not allowed; expected 0 (never) or a number of steps",
         c.norm_every));
   }
+  if (c.rows_per_thread < 1) {
+    throw Error(fmt::format("jacobi2d rows_per_thread: {} is not allowed; expected at least 1",
+                            c.rows_per_thread));
+  }
   if (c.run.steps < 1 || c.run.warmup < 0) {
     throw Error(fmt::format(
         "jacobi2d steps {}, warmup {}: not allowed; expected at least 1 step and no negative "
@@ -117,15 +121,18 @@ struct Buffers {
 //! The step's frame: exchange, interior sweep (bulk lane), boundary sweeps after the unpack
 //! (communication lane). With the norm: the sweeps also sum the squared update, after a node that
 //! zeroes the sum, and a copy takes the sum to the host once every sweep is done.
+// Blocks 128 threads wide and 2 tall (JacobiConfig::rows_per_thread rows per thread): the fastest
+// of the shapes measured on an H200 (tools/jacobi-kernel-lab.cu, docs/benchmarks.md), 95 % of a
+// copy kernel's bandwidth against 88 % for 32 x 8 blocks.
+constexpr unsigned kBlockWidth = 128;
+
 template <class T>
 SweepFrame<T> build_frame(bool with_norm, HaloExchange<T>& exchange, const CellSplit& cells,
                           const FieldLayout& layout, const Buffers& buffers,
-                          ExecutorKind executor) {
+                          const JacobiConfig& config) {
   FramePlan plan(with_norm ? "jacobi2d with norm" : "jacobi2d");
   const ExchangeNodes halo = exchange.add_to(plan);
   const auto kernel = with_norm ? kernels::jacobi_norm_kernel<T>() : kernels::jacobi_kernel<T>();
-  // With the norm, each thread sweeps 4 rows: a quarter of the blocks, so of the atomicAdds.
-  const unsigned rows_per_thread = 8;  // amortises each thread's set-up over several rows
   double* sum = with_norm ? buffers.sum.as<double>() : nullptr;
   std::vector<std::string> first;
   if (with_norm) {
@@ -138,9 +145,10 @@ SweepFrame<T> build_frame(bool with_norm, HaloExchange<T>& exchange, const CellS
   const auto add_sweep = [&](const Box& box, NodeOptions options) {
     if (box.empty()) return;
     const kernels::CellBox cells_box = cell_box(box, layout);
-    sweeps.push_back(plan.add_kernel(std::move(options), kernel,
-                                     box_launch(cells_box, rows_per_thread), cells_box,
-                                     buffers.a.as<const T>(), buffers.b.as<T>(), sum));
+    sweeps.push_back(plan.add_kernel(
+        std::move(options), kernel,
+        box_launch(cells_box, static_cast<unsigned>(config.rows_per_thread), kBlockWidth),
+        cells_box, buffers.a.as<const T>(), buffers.b.as<T>(), sum));
     boxes.push_back(cells_box);
     sweep_names.push_back(sweeps.back().name);
   };
@@ -156,7 +164,8 @@ SweepFrame<T> build_frame(bool with_norm, HaloExchange<T>& exchange, const CellS
     plan.add_copy({.name = "norm.download", .lane = Lane::communication, .after = sweep_names},
                   buffers.host_sum.view(), buffers.sum.view(), sizeof(double));
   }
-  return SweepFrame<T>{Frame(std::move(plan), executor), std::move(sweeps), std::move(boxes), sum};
+  return SweepFrame<T>{Frame(std::move(plan), config.run.executor), std::move(sweeps),
+                       std::move(boxes), sum};
 }
 
 }  // namespace
@@ -185,8 +194,8 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
   const CellSplit cells = split_update(update_box(grid, layout), layout, kStar);
   // Two frames, each built and instantiated once: steps without the norm run the one without
   // its nodes, so they pay nothing for it.
-  SweepFrame<T> plain = build_frame(false, exchange, cells, layout, buffers, config.run.executor);
-  SweepFrame<T> normed = build_frame(true, exchange, cells, layout, buffers, config.run.executor);
+  SweepFrame<T> plain = build_frame(false, exchange, cells, layout, buffers, config);
+  SweepFrame<T> normed = build_frame(true, exchange, cells, layout, buffers, config);
 
   JacobiResult<T> result;
   result.process_grid = grid.process_grid();

@@ -27,6 +27,10 @@ struct JacobiConfig {
   //! The L2 norm of the update every `norm_every` steps (steps 0, K, 2K, ...) and at the last
   //! step; 0: never. Other steps run a frame without the norm's nodes.
   int norm_every = 100;
+  //! Consecutive rows each GPU thread walks (a tuning knob: longer runs load fewer halo rows
+  //! and start fewer threads; shorter runs fill the GPU in more waves). At least 1. On an H200,
+  //! 4 and 8 are fastest, within 2 % of each other (tools/bench-models sweeps 2 to 16).
+  int rows_per_thread = 8;
   RunOptions run;
 };
 

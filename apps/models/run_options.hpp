@@ -48,6 +48,11 @@ struct RunOptions {
   //! skipped, the steps before it are not run). 0: from the start.
   int restart_step = 0;
   std::vector<unsigned char> restart_state;
+  //! Called as timed steps finish on the device (not when they are queued): with the steps done
+  //! so far (restarts count from restart_step) and `steps`, at most once per `progress_every`
+  //! steps and after the last. Polled without waiting, so it never stalls the queue. Unset: none.
+  std::function<void(int done, int steps)> progress;
+  int progress_every = 10;
 };
 
 //! \brief \throws Error unless a restart state holds `expected` bytes.
@@ -58,10 +63,16 @@ inline void check_state_size(const char* model, std::size_t got, std::size_t exp
   }
 }
 
-//! \brief The timed steps, each figure the slowest rank's.
+//! \brief The timed steps, each figure the slowest rank's. The per-step figures are over the
+//! intervals between consecutive steps' ends (at most the first 4096 steps).
 struct StepTimes {
   int steps = 0;
   double median_step_s = 0;  //!< median of the per-step intervals
+  double min_step_s = 0;     //!< fastest step
+  double p10_step_s = 0;     //!< 10th percentile (nearest rank)
+  double p90_step_s = 0;     //!< 90th percentile
+  double p99_step_s = 0;     //!< 99th percentile
+  double max_step_s = 0;     //!< slowest step
   double total_s = 0;        //!< wall clock from the first launch to the last step's end
 };
 

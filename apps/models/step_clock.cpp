@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
+#include <utility>
 
 #include "cuda_check.hpp"
 
@@ -11,7 +13,8 @@ namespace haloflow::models {
 
 namespace {
 constexpr int kMostMarkedSteps = 4096;
-}
+constexpr std::size_t kProgressMarkers = 16;  // pending markers before note_launched() waits
+}  // namespace
 
 struct StepClock::State {
   Backend backend = Backend::cpu;
@@ -20,6 +23,11 @@ struct StepClock::State {
   std::vector<cudaEvent_t> events;
   std::vector<std::chrono::steady_clock::time_point> times;
   int last = -1;  // the highest mark recorded
+  // Progress markers: a ring of events without timing; pending holds (done, event) in order.
+  std::vector<cudaEvent_t> markers;
+  std::deque<std::pair<int, cudaEvent_t>> pending;
+  std::size_t next_marker = 0;
+  int finished = 0;
 };
 
 StepClock::StepClock(Backend backend, int steps) : state_(std::make_unique<State>()) {
@@ -38,6 +46,9 @@ StepClock::StepClock(Backend backend, int steps) : state_(std::make_unique<State
 StepClock::~StepClock() {
   for (auto* event : state_->events) {
     if (event != nullptr) HALOFLOW_CUDA_NOTHROW(cudaEventDestroy(event), "a step timing event");
+  }
+  for (auto* event : state_->markers) {
+    HALOFLOW_CUDA_NOTHROW(cudaEventDestroy(event), "a progress marker");
   }
   if (state_->stream != nullptr) {
     HALOFLOW_CUDA_NOTHROW(cudaStreamDestroy(state_->stream), "the model's launch stream");
@@ -64,6 +75,45 @@ void StepClock::synchronize() {
   if (state_->stream != nullptr) {
     HALOFLOW_CUDA(cudaStreamSynchronize(state_->stream), "the model's launch stream");
   }
+}
+
+void StepClock::note_launched(int done) {
+  State& s = *state_;
+  if (s.backend == Backend::cpu) {
+    s.finished = std::max(s.finished, done);
+    return;
+  }
+  if (s.markers.empty()) {
+    s.markers.resize(kProgressMarkers, nullptr);
+    for (auto& event : s.markers) {
+      HALOFLOW_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "a progress marker");
+    }
+  }
+  if (s.pending.size() == s.markers.size()) {
+    const auto [oldest_done, oldest] = s.pending.front();
+    HALOFLOW_CUDA(cudaEventSynchronize(oldest), "waiting for a progress marker");
+    s.finished = std::max(s.finished, oldest_done);
+    s.pending.pop_front();
+  }
+  // Markers are recorded round-robin and retired in order, so the pending ones are the last
+  // pending.size() recorded and the next one in the ring is free.
+  cudaEvent_t event = s.markers[s.next_marker];
+  s.next_marker = (s.next_marker + 1) % s.markers.size();
+  HALOFLOW_CUDA(cudaEventRecord(event, s.stream), "a progress marker");
+  s.pending.emplace_back(done, event);
+}
+
+int StepClock::finished() {
+  State& s = *state_;
+  while (!s.pending.empty()) {
+    const auto [done, event] = s.pending.front();
+    const cudaError_t status = cudaEventQuery(event);
+    if (status == cudaErrorNotReady) break;
+    HALOFLOW_CUDA(status, "cudaEventQuery on a progress marker");
+    s.finished = std::max(s.finished, done);
+    s.pending.pop_front();
+  }
+  return s.finished;
 }
 
 std::vector<double> StepClock::step_seconds() const {

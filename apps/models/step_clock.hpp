@@ -34,6 +34,14 @@ class StepClock {
   //! Seconds between consecutive marks. \pre synchronize() after the last mark.
   [[nodiscard]] std::vector<double> step_seconds() const;
 
+  //! Notes that `done` steps are launched: a marker on the stream (no timing, no wait), so that
+  //! finished() can later say how far the device got. Waits only when many markers are pending
+  //! (the host far ahead of the device).
+  void note_launched(int done);
+  //! The largest `done` noted whose steps have all finished (0 before any); never blocks. On the
+  //! host executor a step has finished when it returns, so the latest noted.
+  [[nodiscard]] int finished();
+
  private:
   struct State;
   std::unique_ptr<State> state_;

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <vector>
 
 #include "haloflow/buffer.hpp"
 #include "haloflow/error.hpp"
@@ -33,10 +36,21 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
   }
   HALOFLOW_MPI(MPI_Barrier(communicator), "starting the timed steps");
   const auto start = std::chrono::steady_clock::now();
+  const int every = std::max(run.progress_every, 1);
+  int reported = first;
+  const auto report_progress = [&] {
+    const int finished = first + clock.finished();
+    if (finished > reported) run.progress(finished, run.steps);
+    reported = std::max(reported, finished);
+  };
   for (int step = first; step < run.steps; ++step) {
     clock.mark(step - first);
     hooks.step(step, run.steps, clock.stream());
     const int done = step + 1;
+    if (run.progress) {
+      if (done % every == 0 || done == run.steps) clock.note_launched(done - first);
+      report_progress();
+    }
     if (run.checkpoint && hooks.save && run.checkpoint_every > 0 &&
         done % run.checkpoint_every == 0) {
       clock.synchronize();
@@ -55,11 +69,23 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
   hooks.settle();
   const double total =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  double mine[2] = {median(clock.step_seconds()), total};
-  double slowest[2] = {0, 0};
-  HALOFLOW_MPI(MPI_Allreduce(mine, slowest, 2, MPI_DOUBLE, MPI_MAX, communicator),
+  if (run.progress) report_progress();
+  const std::vector<double> steps = clock.step_seconds();
+  const auto quantile = [&](double fraction) { return percentile(steps, fraction); };
+  std::array<double, 7> mine = {median(steps),  quantile(0.0), quantile(0.1), quantile(0.9),
+                                quantile(0.99), quantile(1.0), total};
+  std::array<double, 7> slowest{};
+  HALOFLOW_MPI(MPI_Allreduce(mine.data(), slowest.data(), static_cast<int>(mine.size()), MPI_DOUBLE,
+                             MPI_MAX, communicator),
                "the step times");
-  return StepTimes{.steps = run.steps - first, .median_step_s = slowest[0], .total_s = slowest[1]};
+  return StepTimes{.steps = run.steps - first,
+                   .median_step_s = slowest[0],
+                   .min_step_s = slowest[1],
+                   .p10_step_s = slowest[2],
+                   .p90_step_s = slowest[3],
+                   .p99_step_s = slowest[4],
+                   .max_step_s = slowest[5],
+                   .total_s = slowest[6]};
 }
 
 }  // namespace haloflow::models
