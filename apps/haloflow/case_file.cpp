@@ -145,8 +145,7 @@ void read_run(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
                            "counts frames (/run/frames) and writes no fields")
              : fmt::format("applies to the seed model; {} counts steps (/run/steps)", c.model));
   }
-  std::vector<std::string> executors{"auto", "graph", "streams", "serial", "host"};
-  if (seed) executors.insert(executors.begin(), "all");
+  const std::vector<std::string> executors{"all", "auto", "graph", "streams", "serial", "host"};
   c.run.executor = seed ? "all" : "auto";
   if (run.contains("executor")) {
     const auto chosen = fields.choice(run["executor"], "/run/executor", executors);

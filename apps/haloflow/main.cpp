@@ -26,11 +26,11 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand(
       "run",
       "run a case (seed: each executor, compared; jacobi2d, heat3d, euler2d: the model) into a "
-      "run "
-      "directory");
+      "run directory");
   run->add_option("case", options.case_path, "the case file (JSON)")->required();
   run->add_option("--executor", options.executor,
-                  "which executor(s) to run (default: the case's run.executor)")
+                  "which executor(s) to run; all: each in turn, compared in results.json "
+                  "(default: the case's run.executor)")
       ->check(CLI::IsMember({"all", "auto", "graph", "streams", "serial", "host"}));
   run->add_option("--frames", options.frames,
                   "measured frames per executor (overrides the case; for a model: --steps)")

@@ -84,7 +84,8 @@ RunOptions run_options(const DriverOptions& o) {
                     .restart_step = o.restart_step,
                     .restart_state = o.restart_state,
                     .progress = o.progress,
-                    .progress_every = o.progress_every};
+                    .progress_every = o.progress_every,
+                    .measure_overlap = o.overlap};
 }
 
 std::string describe_run(const DriverOptions& o, int ranks, const Coord3& grid, int dimensions) {
@@ -103,6 +104,18 @@ void print_times(const DriverOptions& o, const StepTimes& times, double bytes, i
       "in {:.4f} s (slowest rank)\n",
       1e6 * times.median_step_s, 1e6 * times.p10_step_s, 1e6 * times.p90_step_s,
       1e6 * times.p99_step_s, 1e6 * times.max_step_s, times.steps, times.total_s);
+  std::string overlap;
+  if (times.overlap.measured) {
+    const OverlapTimes& t = times.overlap;
+    fmt::print(
+        "overlap: step frame {:.1f} us, interior alone {:.1f} us, communication alone {:.1f} us: "
+        "{:.1f} % of the shorter hidden (medians, slowest rank)\n",
+        1e6 * t.frame_s, 1e6 * t.interior_s, 1e6 * t.communication_s, 100 * t.hidden);
+    overlap = fmt::format(
+        " overlap_frame_s={:.9f} overlap_interior_s={:.9f} overlap_communication_s={:.9f} "
+        "hidden={:.4f}",
+        t.frame_s, t.interior_s, t.communication_s, t.hidden);
+  }
   fmt::print(
       "bytes per step: {:.4g} GB ({}); achieved {:.3f} TB/s, {:.3f} TB/s per rank = {:.1f} % of "
       "{:.2f} TB/s\n",
@@ -114,7 +127,7 @@ void print_times(const DriverOptions& o, const StepTimes& times, double bytes, i
       "p99_step_s={:.9f} max_step_s={:.9f} bytes_per_step={:.0f} bandwidth_Bps={:.6e}{}\n",
       o.model, o.precision, to_string(o.executor), ranks, times.steps, times.total_s,
       times.median_step_s, times.min_step_s, times.p10_step_s, times.p90_step_s, times.p99_step_s,
-      times.max_step_s, bytes, bandwidth, extra);
+      times.max_step_s, bytes, bandwidth, overlap + extra);
 }
 
 //! Rank 0 writes and compares the global field; \returns 1 on every rank when the comparison

@@ -54,6 +54,7 @@ struct DriverOptions {
   //! Progress as steps finish (see RunOptions::progress); unset: none.
   std::function<void(int done, int steps)> progress;
   int progress_every = 10;
+  bool overlap = false;  //!< measure the hidden fraction (RunOptions::measure_overlap)
 };
 
 //! \brief Runs the model on MPI_COMM_WORLD and reports on rank 0.

@@ -437,6 +437,7 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
     frame.wait();
     cfl_frame.wait();
   };
+  hooks.step_plan = &frame.plan();
   hooks.reset = [&] {
     load_initial();
     start();

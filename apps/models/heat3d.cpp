@@ -157,6 +157,7 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
     frame.launch(stream);
   };
   hooks.settle = [&] { frame.wait(); };
+  hooks.step_plan = &frame.plan();
   hooks.reset = load_initial;
   hooks.output = [&](int done) {
     const Buffer& current = done % 2 == 0 ? u : u_new;

@@ -226,6 +226,7 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
     plain.frame.wait();
     normed.frame.wait();
   };
+  hooks.step_plan = &plain.frame.plan();
   hooks.reset = [&] {
     load_initial();
     result.norms.clear();

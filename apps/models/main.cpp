@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   app.add_option("--norm-every", o.norm_every, "jacobi2d: L2 norm every K steps (0: never)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app.add_flag("--overlap", o.overlap,
+               "time the step frame, its interior alone and its communication alone (GPU)");
   app.add_option("--rows-per-thread", o.rows_per_thread,
                  "jacobi2d: consecutive rows each GPU thread walks (tuning)")
       ->check(CLI::Range(1, 65536))

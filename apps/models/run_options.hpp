@@ -53,6 +53,20 @@ struct RunOptions {
   //! steps and after the last. Polled without waiting, so it never stalls the queue. Unset: none.
   std::function<void(int done, int steps)> progress;
   int progress_every = 10;
+  //! After the warm-up, time the step frame, its interior (bulk lane) alone and its
+  //! communication chain alone, `overlap_rounds` times each, and report the hidden fraction
+  //! (StepTimes::overlap). GPU executors only; the fields are reset afterwards.
+  bool measure_overlap = false;
+  int overlap_rounds = 20;
+};
+
+//! \brief What the overlap measurement found: medians of whole frames, each the slowest rank's.
+struct OverlapTimes {
+  bool measured = false;
+  double frame_s = 0;          //!< the step frame, launched and waited for
+  double interior_s = 0;       //!< its bulk-lane nodes alone
+  double communication_s = 0;  //!< its communication-lane nodes alone (exchange, boundary)
+  double hidden = 0;           //!< haloflow::hidden_fraction of the three
 };
 
 //! \brief \throws Error unless a restart state holds `expected` bytes.
@@ -74,6 +88,7 @@ struct StepTimes {
   double p99_step_s = 0;     //!< 99th percentile
   double max_step_s = 0;     //!< slowest step
   double total_s = 0;        //!< wall clock from the first launch to the last step's end
+  OverlapTimes overlap;      //!< when RunOptions::measure_overlap
 };
 
 }  // namespace haloflow::models

@@ -8,6 +8,8 @@
 
 #include <functional>
 
+#include "haloflow/plan.hpp"
+
 #include "run_options.hpp"
 
 struct CUstream_st;
@@ -29,7 +31,16 @@ struct StepHooks {
   //! restart_state); called only when those are used, after settle().
   std::function<std::vector<unsigned char>()> save;
   std::function<void(const std::vector<unsigned char>&)> load;
+  //! The plan of the model's plain step frame (without optional work such as a norm), for
+  //! RunOptions::measure_overlap; null: not measured. Its kernels' parameters as they are.
+  const FramePlan* step_plan = nullptr;
 };
+
+//! \brief Times `plan` as a whole frame, its bulk lane alone and its communication lane alone,
+//! `rounds` times each in turn (ranks start each frame together). Collective; the frames write
+//! whatever the plan's kernels write, so the model's fields must be reset afterwards.
+[[nodiscard]] OverlapTimes measure_overlap(const FramePlan& plan, ExecutorKind executor, int rounds,
+                                           MPI_Comm communicator);
 
 //! \brief Runs `run.warmup` steps, resets, then `run.steps` timed steps. Collective over
 //! `communicator` (a barrier before the timed steps; the times are the slowest rank's).
