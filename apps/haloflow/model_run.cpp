@@ -381,9 +381,9 @@ int run_model(const CaseFile& c, const RunOptions& options,
     ReportCapture capture(log, root);
     for (std::size_t i = 0; i < executors.size() && failure.empty(); ++i) {
       haloflow::models::DriverOptions o = i == 0 ? first : driver_options(c, executors[i]);
-      const std::string what =
-          executors.size() > 1 ? fmt::format("steps ({})", haloflow::to_string(executors[i]))
-                               : std::string("steps");
+      const std::string what = executors.size() > 1
+                                   ? fmt::format("steps ({})", haloflow::to_string(executors[i]))
+                                   : std::string("steps");
       Progress progress(what, c.run.progress_every, root, capture.console(), o.restart_step);
       if (root) {
         o.progress = [&progress](int done, int total) { progress.update(done, total); };
@@ -412,17 +412,16 @@ int run_model(const CaseFile& c, const RunOptions& options,
     if (result.contains("hidden")) results["overlap"] = overlap_json(result);
     if (executors.size() > 1 && failure.empty() && lines.size() == executors.size()) {
       nlohmann::json rows = nlohmann::json::array();
-      fmt::print("\n{:<9} {:>11} {:>9} {:>9} {:>9}\n", "executor", "median us", "p90 us",
-                 "p99 us", "hidden");
+      fmt::print("\n{:<9} {:>11} {:>9} {:>9} {:>9}\n", "executor", "median us", "p90 us", "p99 us",
+                 "hidden");
       for (std::size_t i = 0; i < executors.size(); ++i) {
         rows.push_back(comparison_row(executors[i], lines[i]));
         const nlohmann::json& t = rows.back()["step_time_us"];
         const nlohmann::json& r = lines[i];
         fmt::print("{:<9} {:>11.1f} {:>9.1f} {:>9.1f} {:>9}\n", haloflow::to_string(executors[i]),
                    t.value("median", 0.0), t.value("p90", 0.0), t.value("p99", 0.0),
-                   r.contains("hidden")
-                       ? fmt::format("{:.1f} %", 100 * r["hidden"].get<double>())
-                       : std::string("n/a"));
+                   r.contains("hidden") ? fmt::format("{:.1f} %", 100 * r["hidden"].get<double>())
+                                        : std::string("n/a"));
       }
       results["executor_comparison"] = {{"runs", rows}, {"steps", c.run.steps}};
     }
