@@ -14,14 +14,11 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <optional>
 #include <string>
 
 #include "euler2d.hpp"
 #include "haloflow/error.hpp"
-#include "haloflow/mpi_session.hpp"
-#include "haloflow/ranks.hpp"
+#include "model_check_main.hpp"
 #include "riemann_exact.hpp"
 
 using namespace haloflow;
@@ -53,32 +50,21 @@ models::EulerConfig make(models::EulerCase problem, std::int64_t nx, std::int64_
 }
 
 int check_order(ExecutorKind executor, int rank) {
-  constexpr std::array<std::int64_t, 3> kCells{32, 64, 128};
-  std::array<double, 3> l1{};
+  const std::vector<std::int64_t> cells{32, 64, 128};
+  std::vector<double> l1(cells.size());
   int failures = 0;
-  for (std::size_t i = 0; i < kCells.size(); ++i) {
+  for (std::size_t i = 0; i < cells.size(); ++i) {
     const auto r = models::run_euler2d(
-        make(models::EulerCase::vortex, kCells[i], kCells[i], 1.0, 100000, executor),
-        MPI_COMM_WORLD);
+        make(models::EulerCase::vortex, cells[i], cells[i], 1.0, 100000, executor), MPI_COMM_WORLD);
     l1[i] = r.error_l1;
     if (rank == 0) {
       std::printf("vortex n = %3lld: t = %g after %d steps, density L1 %.6e L2 %.6e Linf %.6e\n",
-                  static_cast<long long>(kCells[i]), r.final_time, r.steps_taken, r.error_l1,
+                  static_cast<long long>(cells[i]), r.final_time, r.steps_taken, r.error_l1,
                   r.error_l2, r.error_linf);
     }
     failures += r.final_time == 1.0 ? 0 : 1;
   }
-  for (std::size_t i = 0; i + 1 < kCells.size(); ++i) {
-    const double order = std::log2(l1[i] / l1[i + 1]);
-    const bool ok = order >= kLowestOrder && order <= kHighestOrder;
-    if (rank == 0) {
-      std::printf("observed L1 order n = %lld -> %lld: %.4f (expected %.1f to %.1f): %s\n",
-                  static_cast<long long>(kCells[i]), static_cast<long long>(kCells[i + 1]), order,
-                  kLowestOrder, kHighestOrder, ok ? "ok" : "FAILED");
-    }
-    failures += ok ? 0 : 1;
-  }
-  return failures;
+  return failures + tests::order_failures(l1, cells, kLowestOrder, kHighestOrder, rank, "L1 order");
 }
 
 int check_sod(ExecutorKind executor, int rank) {
@@ -135,38 +121,13 @@ int check_conservation(ExecutorKind executor, int rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string executor_name = "host";
-  std::string check = argc > 1 ? argv[1] : "";
-  for (int i = 2; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--executor") == 0) executor_name = argv[i + 1];
-  }
-  std::optional<MpiSession> session;  // outlives the handler below, which may need MPI_Abort
-  try {
-    const MpiSession& mpi = session.emplace(&argc, &argv);
-    const auto executor = executor_from_string(executor_name);
-    if (!executor) throw Error(fmt::format("--executor {}: unknown executor", executor_name));
-    if (*executor != ExecutorKind::host && place_rank_on_device(MPI_COMM_WORLD).device < 0) {
-      if (mpi.world_rank() == 0) std::puts("no CUDA device: GPU euler2d check skipped");
-      return 77;
-    }
-    int failures = 0;
-    if (check == "order") {
-      failures = check_order(*executor, mpi.world_rank());
-    } else if (check == "sod") {
-      failures = check_sod(*executor, mpi.world_rank());
-    } else if (check == "conservation") {
-      failures = check_conservation(*executor, mpi.world_rank());
-    } else {
-      throw Error(fmt::format("check '{}': expected order, sod or conservation", check));
-    }
-    if (mpi.world_rank() == 0) {
-      std::printf("euler2d %s (%s executor, %d ranks): %s\n", check.c_str(), executor_name.c_str(),
-                  mpi.world_size(), failures == 0 ? "all ok" : "FAILED");
-    }
-    return failures == 0 ? 0 : 1;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "haloflow_model_euler_check: %s\n", error.what());
-    if (session) MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  return 1;
+  const std::string check = argc > 1 ? argv[1] : "";
+  return tests::run_model_check(
+      argc, argv, "haloflow_model_euler_check", "euler2d " + check,
+      [&check](const tests::ModelCheck& m) {
+        if (check == "order") return check_order(m.executor, m.rank);
+        if (check == "sod") return check_sod(m.executor, m.rank);
+        if (check == "conservation") return check_conservation(m.executor, m.rank);
+        throw Error(fmt::format("check '{}': expected order, sod or conservation", check));
+      });
 }

@@ -12,14 +12,11 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <optional>
 #include <string>
 
 #include "haloflow/error.hpp"
-#include "haloflow/mpi_session.hpp"
-#include "haloflow/ranks.hpp"
 #include "heat3d.hpp"
+#include "model_check_main.hpp"
 
 using namespace haloflow;
 
@@ -35,11 +32,11 @@ constexpr double kHighestOrder = 2.2;
 int run_checks(ExecutorKind executor, int rank) {
   // n = 16, 32, 64 with 20, 80, 320 steps: nu dt / h^2 = 0.128 on all three (dt ~ h^2), away
   // from 1/18, where the leading space and time errors cancel.
-  constexpr std::array<std::int64_t, 3> kCells{16, 32, 64};
-  std::array<double, 3> errors{};
+  const std::vector<std::int64_t> cells{16, 32, 64};
+  std::vector<double> errors(cells.size());
   int failures = 0;
-  for (std::size_t i = 0; i < kCells.size(); ++i) {
-    const std::int64_t n = kCells[i];
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const std::int64_t n = cells[i];
     const int steps = static_cast<int>(20 * (n / 16) * (n / 16));
     const models::HeatConfig config{
         .cells = {n, n, n},
@@ -61,44 +58,14 @@ int run_checks(ExecutorKind executor, int rank) {
     }
     failures += matches ? 0 : 1;
   }
-  for (std::size_t i = 0; i + 1 < kCells.size(); ++i) {
-    const double order = std::log2(errors[i] / errors[i + 1]);
-    const bool ok = order >= kLowestOrder && order <= kHighestOrder;
-    if (rank == 0) {
-      std::printf("observed order n = %lld -> %lld: %.4f (expected %.1f to %.1f): %s\n",
-                  static_cast<long long>(kCells[i]), static_cast<long long>(kCells[i + 1]), order,
-                  kLowestOrder, kHighestOrder, ok ? "ok" : "FAILED");
-    }
-    failures += ok ? 0 : 1;
-  }
-  return failures;
+  return failures +
+         tests::order_failures(errors, cells, kLowestOrder, kHighestOrder, rank, "order");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string executor_name = "host";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--executor") == 0) executor_name = argv[i + 1];
-  }
-  std::optional<MpiSession> session;  // outlives the handler below, which may need MPI_Abort
-  try {
-    const MpiSession& mpi = session.emplace(&argc, &argv);
-    const auto executor = executor_from_string(executor_name);
-    if (!executor) throw Error(fmt::format("--executor {}: unknown executor", executor_name));
-    if (*executor != ExecutorKind::host && place_rank_on_device(MPI_COMM_WORLD).device < 0) {
-      if (mpi.world_rank() == 0) std::puts("no CUDA device: GPU heat3d order check skipped");
-      return 77;
-    }
-    const int failures = run_checks(*executor, mpi.world_rank());
-    if (mpi.world_rank() == 0) {
-      std::printf("heat3d convergence (%s executor, %d ranks): %s\n", executor_name.c_str(),
-                  mpi.world_size(), failures == 0 ? "all ok" : "FAILED");
-    }
-    return failures == 0 ? 0 : 1;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "haloflow_model_heat_order: %s\n", error.what());
-    if (session) MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  return 1;
+  return tests::run_model_check(
+      argc, argv, "haloflow_model_heat_order", "heat3d convergence",
+      [](const tests::ModelCheck& m) { return run_checks(m.executor, m.rank); });
 }

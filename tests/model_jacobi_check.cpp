@@ -10,16 +10,13 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "haloflow/error.hpp"
-#include "haloflow/mpi_session.hpp"
-#include "haloflow/ranks.hpp"
 #include "jacobi2d.hpp"
+#include "model_check_main.hpp"
 
 using namespace haloflow;
 using models::NormSample;
@@ -133,38 +130,17 @@ int check(std::int64_t nx, std::int64_t ny, int steps, int norm_every, ExecutorK
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string executor_name = "host";
-  int split = 1;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--executor") == 0) executor_name = argv[i + 1];
-    if (std::strcmp(argv[i], "--split") == 0) split = std::strcmp(argv[i + 1], "2d") == 0 ? 2 : 1;
-  }
-  std::optional<MpiSession> session;  // outlives the handler below, which may need MPI_Abort
-  try {
-    const MpiSession& mpi = session.emplace(&argc, &argv);
-    const auto executor = executor_from_string(executor_name);
-    if (!executor) throw Error(fmt::format("--executor {}: unknown executor", executor_name));
-    if (*executor != ExecutorKind::host && place_rank_on_device(MPI_COMM_WORLD).device < 0) {
-      if (mpi.world_rank() == 0) std::puts("no CUDA device: GPU jacobi2d check skipped");
-      return 77;
-    }
-    const int rank = mpi.world_rank();
-    int failures = 0;
-    // Odd sizes, a norm period that does not divide the steps (the last step has one too).
-    failures += check<float>(37, 29, 60, 7, *executor, split, rank);
-    failures += check<double>(37, 29, 60, 7, *executor, split, rank);
-    failures += check<float>(64, 48, 41, 1, *executor, split, rank);
-    failures += check<double>(9, 7, 30, 3, *executor, split, rank);
-    if (rank == 0) {
-      std::printf("jacobi2d against the reference loop (%s executor, %d ranks, split %dd): %s\n",
-                  executor_name.c_str(), mpi.world_size(), split,
-                  failures == 0 ? "all ok" : "FAILED");
-    }
-    HALOFLOW_MPI(MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD), "the verdict");
-    return failures == 0 ? 0 : 1;
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "haloflow_model_jacobi_check: %s\n", error.what());
-    if (session) MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  return 1;
+  const int split = tests::option(argc, argv, "--split", "1d") == "2d" ? 2 : 1;
+  return tests::run_model_check(
+      argc, argv, "haloflow_model_jacobi_check",
+      fmt::format("jacobi2d against the reference loop, split {}d", split),
+      [split](const tests::ModelCheck& m) {
+        int failures = 0;
+        // Odd sizes, a norm period that does not divide the steps (the last step has one too).
+        failures += check<float>(37, 29, 60, 7, m.executor, split, m.rank);
+        failures += check<double>(37, 29, 60, 7, m.executor, split, m.rank);
+        failures += check<float>(64, 48, 41, 1, m.executor, split, m.rank);
+        failures += check<double>(9, 7, 30, 3, m.executor, split, m.rank);
+        return failures;
+      });
 }
