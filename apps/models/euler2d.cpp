@@ -259,6 +259,7 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
                            std::vector<std::vector<double*>>{fields_of(*inputs[k])}, backend,
                            ExchangeOptions{.exchange_id = k,
                                            .timeout = config.run.exchange_timeout,
+                                           .transport = config.run.transport,
                                            .name = fmt::format("stage{}.halo", k)});
   }
 
@@ -356,10 +357,10 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
     previous = std::move(computed);
   }
   add_monitor(plan, previous);
-  Frame frame(std::move(plan), config.run.executor);
+  Frame frame(std::move(plan), config.run.executor, config.run.frame_options());
   FramePlan cfl_plan("euler2d cfl");
   add_monitor(cfl_plan, {});
-  Frame cfl_frame(std::move(cfl_plan), config.run.executor);
+  Frame cfl_frame(std::move(cfl_plan), config.run.executor, config.run.frame_options());
 
   int rank = 0;
   HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), "euler2d");

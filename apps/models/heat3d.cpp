@@ -116,8 +116,9 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
     u_new.upload(initial.data(), bytes);
   };
   load_initial();
-  HaloExchange<T> exchange(halo, communicator, {{u.as<T>()}, {u_new.as<T>()}}, backend,
-                           {.timeout = config.run.exchange_timeout, .name = "halo"});
+  HaloExchange<T> exchange(
+      halo, communicator, {{u.as<T>()}, {u_new.as<T>()}}, backend,
+      {.timeout = config.run.exchange_timeout, .transport = config.run.transport, .name = "halo"});
 
   const double dt = time_step(config);
   const auto coefficient = [&](int axis) {
@@ -144,7 +145,7 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
                                  .lane = Lane::communication,
                                  .after = {nodes.unpack}});
   }
-  Frame frame(std::move(plan), config.run.executor);
+  Frame frame(std::move(plan), config.run.executor, config.run.frame_options());
 
   StepHooks hooks;
   hooks.step = [&](int step, int /*steps*/, CUstream_st* stream) {

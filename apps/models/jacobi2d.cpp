@@ -164,8 +164,8 @@ SweepFrame<T> build_frame(bool with_norm, HaloExchange<T>& exchange, const CellS
     plan.add_copy({.name = "norm.download", .lane = Lane::communication, .after = sweep_names},
                   buffers.host_sum.view(), buffers.sum.view(), sizeof(double));
   }
-  return SweepFrame<T>{Frame(std::move(plan), config.run.executor), std::move(sweeps),
-                       std::move(boxes), sum};
+  return SweepFrame<T>{Frame(std::move(plan), config.run.executor, config.run.frame_options()),
+                       std::move(sweeps), std::move(boxes), sum};
 }
 
 }  // namespace
@@ -189,8 +189,9 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
     buffers.b.upload(initial.data(), bytes);
   };
   load_initial();
-  HaloExchange<T> exchange(halo, communicator, {{buffers.a.as<T>()}, {buffers.b.as<T>()}}, backend,
-                           {.timeout = config.run.exchange_timeout, .name = "halo"});
+  HaloExchange<T> exchange(
+      halo, communicator, {{buffers.a.as<T>()}, {buffers.b.as<T>()}}, backend,
+      {.timeout = config.run.exchange_timeout, .transport = config.run.transport, .name = "halo"});
   const CellSplit cells = split_update(update_box(grid, layout), layout, kStar);
   // Two frames, each built and instantiated once: steps without the norm run the one without
   // its nodes, so they pay nothing for it.

@@ -12,6 +12,7 @@
 
 #include "haloflow/error.hpp"
 #include "haloflow/frame.hpp"
+#include "haloflow/halo_exchange.hpp"
 
 namespace haloflow::models {
 
@@ -34,6 +35,10 @@ struct RunOptions {
   int warmup = 0;
   //! Rank 0 receives the global field at the end (MPI_Gatherv of the owned cells).
   bool gather = false;
+  //! How the graph executor hands host nodes (the MPI exchange) to the host (FrameOptions).
+  Handoff handoff = Handoff::automatic;
+  //! How halos travel between ranks (ExchangeOptions::transport).
+  Transport transport = Transport::automatic;
   //! A neighbour that has not answered the halo exchange after this long ends the run.
   std::chrono::duration<double> exchange_timeout = std::chrono::seconds(60);
   //! Called on every rank (collectively) after each `output_every`-th timed step and after the
@@ -58,6 +63,9 @@ struct RunOptions {
   //! (StepTimes::overlap). GPU executors only; the fields are reset afterwards.
   bool measure_overlap = false;
   int overlap_rounds = 20;
+
+  //! The options every frame of the run is built with.
+  [[nodiscard]] FrameOptions frame_options() const { return FrameOptions{.handoff = handoff}; }
 };
 
 //! \brief What the overlap measurement found: medians of whole frames, each the slowest rank's.

@@ -14,7 +14,24 @@ namespace {
 constexpr std::array kExecutorNames{
     std::pair{ExecutorKind::graph, "graph"}, std::pair{ExecutorKind::streams, "streams"},
     std::pair{ExecutorKind::serial, "serial"}, std::pair{ExecutorKind::host, "host"}};
+constexpr std::array kHandoffNames{std::pair{Handoff::automatic, "auto"},
+                                   std::pair{Handoff::host_node, "host-node"},
+                                   std::pair{Handoff::proxy, "proxy"}};
 }  // namespace
+
+std::string_view to_string(Handoff handoff) {
+  for (const auto& [each, name] : kHandoffNames) {
+    if (each == handoff) return name;
+  }
+  return "unknown";
+}
+
+std::optional<Handoff> handoff_from_string(std::string_view text) {
+  for (const auto& [each, name] : kHandoffNames) {
+    if (text == name) return each;
+  }
+  return std::nullopt;
+}
 
 std::string_view to_string(ExecutorKind kind) {
   for (const auto& [each, name] : kExecutorNames) {
@@ -59,15 +76,16 @@ void HostCallback::invoke(void* data) noexcept {
 }
 
 struct Frame::State {
-  State(FramePlan p, ExecutorKind k) : plan(std::move(p)), kind(k) {}
+  State(FramePlan p, ExecutorKind k, FrameOptions o) : plan(std::move(p)), kind(k), options(o) {}
   FramePlan plan;
   ExecutorKind kind;
+  FrameOptions options;
   HostNodeFailures failures;
   std::unique_ptr<Executor> executor;  // declared last: destroyed first, while the plan lives
 };
 
-Frame::Frame(FramePlan plan, ExecutorKind kind)
-    : state_(std::make_unique<State>(std::move(plan), kind)) {
+Frame::Frame(FramePlan plan, ExecutorKind kind, FrameOptions options)
+    : state_(std::make_unique<State>(std::move(plan), kind, options)) {
   state_->plan.validate();
   switch (kind) {
     case ExecutorKind::graph:
@@ -146,6 +164,10 @@ const FramePlan& Frame::plan() const {
 
 ExecutorKind Frame::executor() const {
   return state_->kind;
+}
+
+const FrameOptions& Frame::options() const {
+  return state_->options;
 }
 
 Executor& Frame::implementation() {

@@ -22,6 +22,25 @@ std::string direction_name(Coord3 direction) {
   return name.empty() ? "none" : name;
 }
 
+std::string_view to_string(Transport transport) {
+  switch (transport) {
+    case Transport::automatic:
+      return "auto";
+    case Transport::mpi:
+      return "mpi";
+    case Transport::nccl:
+      return "nccl";
+  }
+  return "unknown";
+}
+
+std::optional<Transport> transport_from_string(std::string_view text) {
+  for (const Transport each : {Transport::automatic, Transport::mpi, Transport::nccl}) {
+    if (text == to_string(each)) return each;
+  }
+  return std::nullopt;
+}
+
 namespace {
 constexpr int kDirections = 27;  // direction codes 0..26 (see make_halo_plan)
 }  // namespace

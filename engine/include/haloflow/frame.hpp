@@ -22,6 +22,25 @@ enum class ExecutorKind {
   host,     //!< the CPU, nodes in topological order, kernels through their host twins
 };
 
+//! \brief How the graph executor hands a plan's host node (the MPI exchange) to the host. The plan
+//! is the same either way; only its lowering differs.
+enum class Handoff {
+  automatic,  //!< the one measured faster across the sweep of docs/benchmarks.md: `proxy`
+  host_node,  //!< cudaGraphAddHostNode: the CUDA driver's callback thread runs the function
+  proxy,      //!< a doorbell kernel, haloflow's progress thread, a release flag the GPU waits on
+};
+
+//! \brief "auto", "host-node" or "proxy".
+[[nodiscard]] std::string_view to_string(Handoff handoff);
+//! \brief Parses "auto", "host-node" or "proxy".
+[[nodiscard]] std::optional<Handoff> handoff_from_string(std::string_view text);
+
+//! \brief Choices a Frame is built with, beyond its plan and executor.
+struct FrameOptions {
+  //! How host nodes are lowered under the graph executor (other executors ignore it).
+  Handoff handoff = Handoff::automatic;
+};
+
 //! \brief The executor's name as executor_from_string() parses it ("graph", ...).
 [[nodiscard]] std::string_view to_string(ExecutorKind kind);
 //! \brief Parses "graph", "streams", "serial" or "host".
@@ -35,7 +54,7 @@ class Frame {
   //! \brief Validates `plan` and builds the executor (for `graph`: lowers, instantiates with
   //! node priorities, uploads). \throws Error for an invalid plan, a kernel the executor cannot
   //! run, or a failed CUDA call (naming the node).
-  Frame(FramePlan plan, ExecutorKind kind);
+  Frame(FramePlan plan, ExecutorKind kind, FrameOptions options = {});
   ~Frame();
   //! \brief Takes over the plan and executor; the CUDA graph and streams stay where they are.
   //! \post the moved-from frame may only be destroyed or assigned to.
@@ -73,6 +92,8 @@ class Frame {
   [[nodiscard]] const FramePlan& plan() const;
   //! \brief The executor kind chosen at construction.
   [[nodiscard]] ExecutorKind executor() const;
+  //! \brief The options given at construction.
+  [[nodiscard]] const FrameOptions& options() const;
   //! \brief The executor, for inspection by tests and tools (e.g. the lowered cudaGraph).
   [[nodiscard]] Executor& implementation();
 

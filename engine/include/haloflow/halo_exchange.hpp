@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "haloflow/buffer.hpp"
@@ -45,6 +47,18 @@ KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, T*> halo_pack_ker
 template <class T>
 KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, const T*> halo_unpack_kernel();
 
+//! \brief How halos travel between ranks.
+enum class Transport {
+  automatic,  //!< nccl where haloflow was built with NCCL and every rank has its own GPU; else mpi
+  mpi,        //!< host-staged: pinned host buffers, MPI in the exchange's host node
+  nccl,       //!< ncclSend/ncclRecv between device buffers, inside the frame's graph
+};
+
+//! \brief "auto", "mpi" or "nccl".
+[[nodiscard]] std::string_view to_string(Transport transport);
+//! \brief Parses "auto", "mpi" or "nccl".
+[[nodiscard]] std::optional<Transport> transport_from_string(std::string_view text);
+
 //! \brief How one HaloExchange names, tags and launches its nodes; the defaults suit one
 //! exchange per frame.
 struct ExchangeOptions {
@@ -53,6 +67,8 @@ struct ExchangeOptions {
   int exchange_id = 0;
   //! A peer that has not answered after this long ends the run with an error, never a hang.
   std::chrono::duration<double> timeout = std::chrono::seconds(60);
+  //! How the halos travel (Transport).
+  Transport transport = Transport::automatic;
   //! Prefix of the node names ("halo" gives "halo.pack", "halo.download", ...).
   std::string name = "halo";
   //! Threads per block and blocks of the grid-stride pack and unpack kernels.
