@@ -2,33 +2,48 @@
 //! \file
 //! \brief The Jacobi sweep of the Laplace problem (NVIDIA's multi-gpu-programming-models jacobi):
 //! a_new = the mean of a's four face neighbours, summed in the reference program's order, so that
-//! results compare number for number.
+//! results compare number for number; and the L2 norm of the update, summed in the sweep.
 //!
 //! Launch geometry: x over grid.x * block.x (one thread per column of the box), rows over
 //! grid.y * block.y: each thread walks a run of ceil(ny / (grid.y * block.y)) consecutive rows, so
-//! a shorter grid gives longer runs; blocks have a multiple of 32 threads (the norm variant
-//! reduces by warps).
+//! a shorter grid gives longer runs; grid.z = 1; blocks have a multiple of 32 threads (the norm
+//! variant reduces by warps).
+
+#include <cstdint>
 
 #include "cell_box.hpp"
 #include "haloflow/kernel.hpp"
+#include "haloflow/launch.hpp"
 
 namespace haloflow::kernels {
 
-//! (box, a, a_new, sum): one sweep over the rows of `box` (its z0 plane).
+//! (box, a, a_new, partials): one sweep over the rows of `box` (its z0 plane).
 template <class T>
 using JacobiKernel = KernelRef<CellBox, const T*, T*, double*>;
 
-//! The sweep alone: `sum` is not touched (it may be null). Same parameters as the norm variant,
-//! so both frames patch their nodes the same way.
+//! The sweep alone: `partials` is not touched (it may be null). Same parameters as the norm
+//! variant, so both frames patch their nodes the same way.
 template <class T>
 JacobiKernel<T> jacobi_kernel();
 
-//! The sweep, adding the sum over `box` of (a_new - a)^2, in double, to `*sum` (one atomicAdd per
-//! block on the GPU): the norm costs no extra pass over memory.
+//! (box, run, a, a_new, partials): the sweep, each thread walking runs of `run` rows a grid's
+//! height of runs apart (a grid kJacobiNormRunsPerThread times shorter than the sweep's), also
+//! writing the sum over each block's cells of (a_new - a)^2, in double, to `partials[block]`
+//! (grid.x * grid.y of them, x fastest; the CPU twin puts its whole sum in the first and zeros in
+//! the rest): the norm costs no extra pass over memory and no atomics.
 template <class T>
-JacobiKernel<T> jacobi_norm_kernel();
+using JacobiNormKernel = KernelRef<CellBox, std::int64_t, const T*, T*, double*>;
+template <class T>
+JacobiNormKernel<T> jacobi_norm_kernel();
+//! Runs each thread of the norm sweep walks: its blocks' sums, and the barrier before them, are
+//! this many times fewer than one block per run would make (tools/jacobi-norm-lab.cu).
+inline constexpr int kJacobiNormRunsPerThread = 8;
 
-//! (value): *value = 0, one thread; resets the norm's accumulator at the start of a frame.
-KernelRef<double*> zero_kernel();
+//! (partials, count, values, samples): values[*samples] = the sum of partials[0, count) in a fixed
+//! order, then ++*samples. One block (jacobi_norm_finish_launch). `values` and `samples` may be
+//! pinned host memory, which the host reads back only when it wants the norms.
+using JacobiNormFinishKernel = KernelRef<const double*, std::int64_t, double*, unsigned long long*>;
+[[nodiscard]] JacobiNormFinishKernel jacobi_norm_finish_kernel();
+[[nodiscard]] LaunchShape jacobi_norm_finish_launch();
 
 }  // namespace haloflow::kernels

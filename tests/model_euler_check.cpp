@@ -2,19 +2,27 @@
 //   mpiexec -n R haloflow_model_euler_check order|sod|conservation [--executor host|graph|...]
 // order: the isentropic vortex at n = 32, 64, 128 to t = 1; the observed order of the density's
 //   L1 error, log2(e(h) / e(h/2)), must lie in [1.6, 2.4] on both pairs.
-// sod: Sod's tube along x and along y at 100 and 200 cells to t = 0.2 against the exact Riemann
-//   solution: L1(density) < 1.0 dx, x and y equal; the exact solver's star state against Toro's.
+// sod [--cells 100,200]: Sod's tube along x and along y at 100 and 200 cells (or those given) to
+//   t = 0.2 against the exact Riemann
+//   solution's cell averages: L1(density) < 1.0 dx, x and y equal, the L1 printed by wave
+//   (rarefaction, contact, shock); the exact solver's star state against Toro's.
 // conservation: mass, momentum and energy on periodic domains (vortex, Kelvin-Helmholtz) after
-//   60 steps: |change| / sum |initial| < 1e-12 for each.
+//   60 steps: |change| / sum |initial| < 1e-12 for each; and over 3000 steps of a coarse vortex
+//   below 2e-15: round-off that does not grow with the steps (the Shu-Osher form with the weights
+//   1/3 and 2/3, whose sum is 1 - 2^-54 in double, drifted by 6e-17 per step: 1.8e-13 here).
+// uniform: a uniform state in motion stays exactly uniform (bitwise) under SSP-RK3 and SSP-RK2.
 // Exit: 0 all good, 1 a failure, 77 a GPU executor asked for without a GPU (ctest: skipped).
 
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "euler2d.hpp"
 #include "haloflow/error.hpp"
@@ -38,6 +46,11 @@ constexpr double kHighestOrder = 2.4;
 // the growth of the contact's smearing room up to about 3000 cells.
 constexpr double kSodConstant = 1.0;
 constexpr double kConservation = 1e-12;
+// Over kDriftSteps steps: each step rounds each cell's update a few times, errors of either sign
+// that add up as a random walk, about sqrt(steps * cells) eps / cells of the total: 3e-16 for
+// 3000 steps of 16 x 16 cells. A bias of 6e-17 per step would reach 1.8e-13.
+constexpr int kDriftSteps = 3000;
+constexpr double kDrift = 2e-15;
 
 models::EulerConfig make(models::EulerCase problem, std::int64_t nx, std::int64_t ny, double t_end,
                          int steps, ExecutorKind executor) {
@@ -67,7 +80,7 @@ int check_order(ExecutorKind executor, int rank) {
   return failures + tests::order_failures(l1, cells, kLowestOrder, kHighestOrder, rank, "L1 order");
 }
 
-int check_sod(ExecutorKind executor, int rank) {
+int check_sod(ExecutorKind executor, int rank, const std::vector<std::int64_t>& resolutions) {
   int failures = 0;
   // Toro's table 4.2, test 1: p* = 0.30313, u* = 0.92745 (five digits).
   const models::ExactRiemann exact({1.0, 0.0, 1.0}, {0.125, 0.0, 0.1}, 1.4);
@@ -78,7 +91,7 @@ int check_sod(ExecutorKind executor, int rank) {
                 exact.u_star(), star_ok ? "ok" : "FAILED");
   }
   failures += star_ok ? 0 : 1;
-  for (const std::int64_t n : {100, 200}) {
+  for (const std::int64_t n : resolutions) {
     const auto x = models::run_euler2d(make(models::EulerCase::sod_x, n, 4, 0.2, 100000, executor),
                                        MPI_COMM_WORLD);
     const auto y = models::run_euler2d(make(models::EulerCase::sod_y, 4, n, 0.2, 100000, executor),
@@ -92,6 +105,25 @@ int check_sod(ExecutorKind executor, int rank) {
           "%.3e: %s\n",
           static_cast<long long>(n), x.error_l1, x.error_l1 / x.dx, y.error_l1, kSodConstant, bound,
           ok ? "ok" : "FAILED");
+      std::printf("  by wave (cells nearest to it): rarefaction %.4e, contact %.4e, shock %.4e\n",
+                  x.error_l1_waves[0], x.error_l1_waves[1], x.error_l1_waves[2]);
+    }
+    failures += ok ? 0 : 1;
+  }
+  return failures;
+}
+
+// |change| / sum |initial| of each conserved total of `r` against `bound`; \returns failures.
+int totals_failures(const models::EulerResult& r, const std::string& what, double bound, int rank) {
+  int failures = 0;
+  const char* names[4] = {"mass", "x-momentum", "y-momentum", "energy"};
+  for (std::size_t f = 0; f < 4; ++f) {
+    const double change = std::abs(r.totals_final[f] - r.totals_initial[f]) / r.totals_scale[f];
+    const bool ok = change < bound;
+    if (rank == 0) {
+      std::printf("%s, %d steps: %s %.17g -> %.17g, |change| / sum |initial| %.3e (< %.0e): %s\n",
+                  what.c_str(), r.steps_taken, names[f], r.totals_initial[f], r.totals_final[f],
+                  change, bound, ok ? "ok" : "FAILED");
     }
     failures += ok ? 0 : 1;
   }
@@ -102,18 +134,38 @@ int check_conservation(ExecutorKind executor, int rank) {
   int failures = 0;
   for (const auto problem : {models::EulerCase::vortex, models::EulerCase::kelvin_helmholtz}) {
     const auto r = models::run_euler2d(make(problem, 48, 40, 0.0, 60, executor), MPI_COMM_WORLD);
-    const char* names[4] = {"mass", "x-momentum", "y-momentum", "energy"};
+    failures += totals_failures(r, models::to_string(problem), kConservation, rank);
+  }
+  const auto r = models::run_euler2d(
+      make(models::EulerCase::vortex, 16, 16, 0.0, kDriftSteps, executor), MPI_COMM_WORLD);
+  failures += totals_failures(r, "vortex 16 x 16", kDrift, rank);
+  return failures;
+}
+
+// A uniform state must come back bit for bit: every face flux difference is exactly zero, and
+// U + b ((U - 0) - U) is U.
+int check_uniform(ExecutorKind executor, int rank) {
+  int failures = 0;
+  for (const int stages : {3, 2}) {
+    models::EulerConfig config = make(models::EulerCase::uniform, 24, 20, 0.0, 50, executor);
+    config.stages = stages;
+    config.run.gather = true;
+    const auto r = models::run_euler2d(config, MPI_COMM_WORLD);
+    if (rank != 0) continue;
+    const std::size_t cells = static_cast<std::size_t>(24 * 20);
+    const double first[4] = {r.field[0], r.field[cells], r.field[2 * cells], r.field[3 * cells]};
+    std::size_t changed = 0;
     for (std::size_t f = 0; f < 4; ++f) {
-      const double change = std::abs(r.totals_final[f] - r.totals_initial[f]) / r.totals_scale[f];
-      const bool ok = change < kConservation;
-      if (rank == 0) {
-        std::printf("%s, %d steps: %s %.17g -> %.17g, |change| / sum |initial| %.3e (< %.0e): %s\n",
-                    models::to_string(problem).c_str(), r.steps_taken, names[f],
-                    r.totals_initial[f], r.totals_final[f], change, kConservation,
-                    ok ? "ok" : "FAILED");
+      for (std::size_t i = 0; i < cells; ++i) {
+        changed += std::memcmp(&r.field[f * cells + i], &first[f], sizeof(double)) != 0 ? 1 : 0;
       }
-      failures += ok ? 0 : 1;
     }
+    const bool ok = changed == 0 && r.error_linf == 0.0 && r.steps_taken == 50;
+    std::printf(
+        "uniform, SSP-RK%d, %d steps: density error %.3e, %zu of %zu values not equal to "
+        "the first cell's: %s\n",
+        stages, r.steps_taken, r.error_linf, changed, 4 * cells, ok ? "ok" : "FAILED");
+    failures += ok ? 0 : 1;
   }
   return failures;
 }
@@ -124,10 +176,21 @@ int main(int argc, char** argv) {
   const std::string check = argc > 1 ? argv[1] : "";
   return tests::run_model_check(
       argc, argv, "haloflow_model_euler_check", "euler2d " + check,
-      [&check](const tests::ModelCheck& m) {
+      [&check, argc, argv](const tests::ModelCheck& m) {
         if (check == "order") return check_order(m.executor, m.rank);
-        if (check == "sod") return check_sod(m.executor, m.rank);
+        if (check == "sod") {
+          // --cells 100,200,400,...: the resolutions (docs/models.md's table by wave).
+          std::vector<std::int64_t> cells;
+          std::string list = tests::option(argc, argv, "--cells", "100,200");
+          for (std::size_t at = 0; at < list.size();) {
+            const std::size_t comma = std::min(list.find(',', at), list.size());
+            cells.push_back(std::stoll(list.substr(at, comma - at)));
+            at = comma + 1;
+          }
+          return check_sod(m.executor, m.rank, cells);
+        }
         if (check == "conservation") return check_conservation(m.executor, m.rank);
-        throw Error(fmt::format("check '{}': expected order, sod or conservation", check));
+        if (check == "uniform") return check_uniform(m.executor, m.rank);
+        throw Error(fmt::format("check '{}': expected order, sod, conservation or uniform", check));
       });
 }

@@ -1,16 +1,20 @@
-// euler2d on the engine: one frame per step with one exchange / walls / interior / boundary round
-// per Runge-Kutta stage and the CFL monitor at the end; the time step patched into every stage
-// node before each launch.
+// euler2d on the engine: one frame per step, the clock first (the step's dt on the device), then
+// one exchange / walls / interior / boundary round per Runge-Kutta stage and the CFL monitor at
+// the end (reduced over the ranks in a host node); nothing patched, no wait per step.
 
 #include "euler2d.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <chrono>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <numbers>
+#include <thread>
 #include <utility>
 
 #include "cell_boxes.hpp"
@@ -85,6 +89,7 @@ std::array<double, 2> domain(const EulerConfig& c) {
     case EulerCase::sod_y:
       return {nx / ny, 1.0};
     case EulerCase::kelvin_helmholtz:
+    case EulerCase::uniform:
       break;
   }
   return {1.0, 1.0};
@@ -118,6 +123,9 @@ Primitive vortex_at(double x, double y, double t, double gamma) {
 
 constexpr GasState kSodLeft{1.0, 0.0, 1.0};
 constexpr GasState kSodRight{0.125, 0.0, 0.1};
+// Values that are not short binary fractions, so that a stage which failed to keep them would
+// round them visibly.
+constexpr Primitive kUniform{0.96, -0.51, -0.84, 1.2};
 
 Primitive initial_at(const EulerConfig& c, double x, double y, const std::array<double, 2>& size) {
   switch (c.problem) {
@@ -129,6 +137,8 @@ Primitive initial_at(const EulerConfig& c, double x, double y, const std::array<
       const GasState& s = along < 0.5 ? kSodLeft : kSodRight;
       return {s.rho, 0.0, 0.0, s.p};
     }
+    case EulerCase::uniform:
+      return kUniform;
     case EulerCase::kelvin_helmholtz:
       break;
   }
@@ -186,8 +196,9 @@ EulerCase euler_case_from_string(const std::string& text) {
   if (text == "sod-x") return EulerCase::sod_x;
   if (text == "sod-y") return EulerCase::sod_y;
   if (text == "kh") return EulerCase::kelvin_helmholtz;
-  throw Error(
-      fmt::format("euler2d case: '{}' is not allowed; expected vortex, sod-x, sod-y or kh", text));
+  if (text == "uniform") return EulerCase::uniform;
+  throw Error(fmt::format(
+      "euler2d case: '{}' is not allowed; expected vortex, sod-x, sod-y, kh or uniform", text));
 }
 
 std::string to_string(EulerCase problem) {
@@ -198,11 +209,115 @@ std::string to_string(EulerCase problem) {
       return "sod-x";
     case EulerCase::sod_y:
       return "sod-y";
+    case EulerCase::uniform:
+      return "uniform";
     case EulerCase::kelvin_helmholtz:
       break;
   }
   return "kh";
 }
+
+namespace {
+
+//! Steps a GPU run queues between looks at the clock (one wait each): few enough that a run to
+//! an end time launches at most this many steps too many (the clock makes them no-ops), many
+//! enough that the wait costs nothing measurable. The host executor looks after every step.
+constexpr int kClockLookEvery = 32;
+//! Rows each thread of the monitor reduces: fewer blocks, so fewer atomics on the one result
+//! (tools/euler-kernel-lab.cu).
+constexpr unsigned kMonitorRowsPerThread = 16;
+
+std::uint64_t bits_of(double value) {
+  return std::bit_cast<std::uint64_t>(value);
+}
+
+double double_of(std::uint64_t bits) {
+  return std::bit_cast<double>(bits);
+}
+
+//! The body of the `cfl.allreduce` host node on multi-rank runs: the largest wave speed and
+//! whether any rank has a bad cell, from this rank's monitor (copied to `mine`) into `all`, which
+//! the next frame's clock reads. Nonblocking with a deadline, so that a rank that stopped ends
+//! the run with an error instead of a hang.
+void reduce_cfl(const kernels::EulerMonitor& mine, kernels::EulerMonitor& all, MPI_Comm comm,
+                std::chrono::duration<double> timeout) {
+  const double in[2] = {double_of(mine.speed_bits), mine.first_bad != ~0ULL ? 1.0 : 0.0};
+  double out[2] = {0, 0};
+  MPI_Request request = MPI_REQUEST_NULL;
+  HALOFLOW_MPI(MPI_Iallreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm, &request),
+               "euler2d cfl.allreduce");
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (int done = 0;;) {
+    HALOFLOW_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "euler2d cfl.allreduce");
+    if (done != 0) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw Error(fmt::format(
+          "euler2d cfl.allreduce: not every rank reached the time-step reduction within {} s",
+          timeout.count()));
+    }
+    std::this_thread::yield();
+  }
+  all.speed_bits = bits_of(out[0]);
+  all.first_bad = out[1] > 0 ? 0ULL : ~0ULL;
+}
+
+//! A duplicate of the model's communicator for the host node's reduction, freed on scope exit.
+class OwnComm {
+ public:
+  explicit OwnComm(MPI_Comm parent) {
+    HALOFLOW_MPI(MPI_Comm_dup(parent, &comm_), "euler2d's time-step communicator");
+  }
+  ~OwnComm() { MPI_Comm_free(&comm_); }
+  OwnComm(const OwnComm&) = delete;
+  OwnComm& operator=(const OwnComm&) = delete;
+  OwnComm(OwnComm&&) = delete;
+  OwnComm& operator=(OwnComm&&) = delete;
+  [[nodiscard]] MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+//! The exact density of `problem` at time `time` over the cell [x0, x1] x [y0, y1]: Sod's as the
+//! Riemann solution's mean over the cell, the vortex's at the cell's centre, the uniform state.
+double exact_density(const EulerConfig& config, const ExactRiemann& riemann,
+                     const std::array<double, 2>& size, double time, double x0, double x1,
+                     double y0, double y1) {
+  switch (config.problem) {
+    case EulerCase::vortex:
+      return vortex_at(0.5 * (x0 + x1), 0.5 * (y0 + y1), time, config.gamma).rho;
+    case EulerCase::uniform:
+      return kUniform.rho;
+    case EulerCase::sod_x:
+    case EulerCase::sod_y:
+      break;
+    case EulerCase::kelvin_helmholtz:
+      return 0;
+  }
+  const bool along_x = config.problem == EulerCase::sod_x;
+  const double length = along_x ? size[0] : size[1];
+  const double a = (along_x ? x0 : y0) - 0.5 * length;  // the diaphragm at x = 0
+  const double b = (along_x ? x1 : y1) - 0.5 * length;
+  if (time > 0) return riemann.mean_density(a / time, b / time);
+  const double left = std::clamp(-a, 0.0, b - a);  // the part of the cell left of the diaphragm
+  return (left * kSodLeft.rho + (b - a - left) * kSodRight.rho) / (b - a);
+}
+
+//! Which of Sod's waves the tube coordinate `x` (from the diaphragm) is nearest at time `time`:
+//! 0 the left wave (the rarefaction), 1 the contact, 2 the right wave (the shock).
+std::size_t nearest_wave(const RiemannWaves& w, double x, double time) {
+  const auto distance = [&](double from, double to) {
+    const double a = from * time;
+    const double b = to * time;
+    return x < a ? a - x : (x > b ? x - b : 0.0);
+  };
+  const std::array<double, 3> d = {distance(w.left_head, w.left_tail),
+                                   distance(w.contact, w.contact),
+                                   distance(w.right_tail, w.right_head)};
+  return static_cast<std::size_t>(std::min_element(d.begin(), d.end()) - d.begin());
+}
+
+}  // namespace
 
 EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   validate(config);
@@ -215,14 +330,33 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   const std::array<double, 2> size = domain(config);
   const double dx = size[0] / static_cast<double>(config.nx);
   const double dy = size[1] / static_cast<double>(config.ny);
+  int rank = 0;
+  int ranks = 1;
+  HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), "euler2d");
+  HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "euler2d");
 
   // U: the state; S1, S2: the stages' results (SSP-RK2 uses S1 only).
   Buffer u(Memory::device, bytes, "euler2d U", backend);
   Buffer s1(Memory::device, bytes, "euler2d stage 1", backend);
   Buffer s2(Memory::device, bytes, "euler2d stage 2", backend);
+  // The monitor's reduction of the current frame; on multi-rank runs its copy and the reduction
+  // over the ranks (pinned, the host node's input and output); the clock, the step's dt for the
+  // stages, and the clock's mirror the host reads.
   Buffer monitor(Memory::device, sizeof(kernels::EulerMonitor), "euler2d monitor", backend);
   Buffer monitor_host(Memory::host, sizeof(kernels::EulerMonitor), "euler2d monitor (pinned)",
                       backend);
+  Buffer reduced_host(Memory::host, sizeof(kernels::EulerMonitor),
+                      "euler2d monitor over the ranks (pinned)", backend);
+  Buffer clock(Memory::device, sizeof(kernels::EulerClock), "euler2d clock", backend);
+  Buffer step_buffer(Memory::device, sizeof(kernels::EulerStep), "euler2d step", backend);
+  Buffer mirror(Memory::host, sizeof(kernels::EulerClock), "euler2d clock (pinned)", backend);
+  auto* device_monitor = monitor.as<kernels::EulerMonitor>();
+  auto* pinned_monitor = monitor_host.as<kernels::EulerMonitor>();
+  auto* pinned_reduced = reduced_host.as<kernels::EulerMonitor>();
+  // One rank: the clock reads the device monitor itself; more: the reduction over the ranks.
+  const bool alone = ranks == 1;
+  kernels::EulerMonitor* reduced = alone ? device_monitor : pinned_reduced;
+  const auto* host_clock = mirror.as<const kernels::EulerClock>();
 
   std::vector<double> initial(static_cast<std::size_t>(4 * fs), 1.0);  // ghosts: a valid gas
   for_owned_cells(grid, layout, [&](std::int64_t at, std::int64_t i, std::int64_t j) {
@@ -232,10 +366,30 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
                               w.p / (config.gamma - 1.0) + 0.5 * w.rho * (w.u * w.u + w.v * w.v)};
     for (std::int64_t f = 0; f < 4; ++f) initial[static_cast<std::size_t>(at + f * fs)] = values[f];
   });
+  // The clock's frame count with no step frame of this run in flight, and the frames launched
+  // since the clock was set: a count that does not match at the first launch means that frames
+  // built from this plan elsewhere (the overlap measurement's) ran the clock since.
+  long long frames_expected = 0;
+  long long launched = 0;
+  // Sets the clock (time, steps taken, frames) and the wave speed its next step starts from.
+  const auto set_clock = [&](double time, long long steps_taken, long long frames, double speed) {
+    frames_expected = frames;
+    launched = 0;
+    const kernels::EulerClock c{.time = time, .steps_taken = steps_taken, .frames = frames};
+    clock.upload(&c, sizeof c);
+    std::memcpy(mirror.data(), &c, sizeof c);
+    const kernels::EulerMonitor m{.speed_bits = bits_of(speed), .first_bad = ~0ULL};
+    if (alone) {
+      monitor.upload(&m, sizeof m);
+    } else {
+      std::memcpy(pinned_reduced, &m, sizeof m);
+    }
+  };
   const auto load_initial = [&] {
     u.upload(initial.data(), bytes);
     s1.upload(initial.data(), bytes);
     s2.upload(initial.data(), bytes);
+    set_clock(0, 0, 0, 0);
   };
   load_initial();
 
@@ -244,11 +398,10 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
     return std::vector<double*>{base, base + fs, base + 2 * fs, base + 3 * fs};
   };
   const int stages = config.stages;
-  // Shu-Osher weights (a, b) of out = a U + b (in + dt L(in)).
-  const std::array<std::array<double, 2>, 3> weights =
-      stages == 3
-          ? std::array<std::array<double, 2>, 3>{{{0.0, 1.0}, {0.75, 0.25}, {1.0 / 3, 2.0 / 3}}}
-          : std::array<std::array<double, 2>, 3>{{{0.0, 1.0}, {0.5, 0.5}, {0.0, 0.0}}};
+  // Weights b of out = U + b ((in - D) - U) after the first stage (out = U - D): SSP-RK3's
+  // (3/4, 1/4) and (1/3, 2/3) Shu-Osher pairs become b = 1/4 and 2/3, SSP-RK2's (1/2, 1/2) b = 1/2.
+  const std::array<double, 3> weights = stages == 3 ? std::array<double, 3>{1.0, 0.25, 2.0 / 3.0}
+                                                    : std::array<double, 3>{1.0, 0.5, 0};
   const Buffer* inputs[3] = {&u, &s1, &s2};
   const Buffer* outputs[3] = {&s1, stages == 3 ? &s2 : &u, &u};
 
@@ -297,40 +450,46 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   const kernels::EulerMonitorParams monitor_params{
       .inv_dx = 1.0 / dx, .inv_dy = 1.0 / dy, .gamma = config.gamma, .field_stride = fs};
   const kernels::CellBox owned_cells = cell_box(layout.owned_box(), layout);
-  auto* device_monitor = monitor.as<kernels::EulerMonitor>();
+  const OwnComm cfl_comm(communicator);
+  // The monitor over U after `after`; on multi-rank runs its copy to pinned memory and the host
+  // node that reduces it over the ranks for the next frame's clock.
   const auto add_monitor = [&](FramePlan& plan, std::vector<std::string> after) {
-    plan.add_kernel({.name = "cfl.reset"}, kernels::euler_monitor_reset_kernel(),
-                    LaunchShape::fixed(1, 1), device_monitor);
-    after.emplace_back("cfl.reset");
-    plan.add_kernel({.name = "cfl.reduce", .after = std::move(after)},
-                    kernels::euler_monitor_kernel(), box_launch(owned_cells, 4), owned_cells,
-                    monitor_params, u.as<const double>(), device_monitor);
-    plan.add_copy({.name = "cfl.download", .after = {"cfl.reduce"}}, monitor_host.view(),
-                  monitor.view(), sizeof(kernels::EulerMonitor));
+    // The communication lane: a frame of that lane alone (the overlap measurement) then still
+    // reduces what its clock resets, and its next clock gets a finite dt.
+    plan.add_kernel({.name = "cfl.reduce", .lane = Lane::communication, .after = std::move(after)},
+                    kernels::euler_monitor_kernel(), box_launch(owned_cells, kMonitorRowsPerThread),
+                    owned_cells, monitor_params, u.as<const double>(), device_monitor);
+    if (alone) return;
+    plan.add_copy({.name = "cfl.download", .lane = Lane::communication, .after = {"cfl.reduce"}},
+                  monitor_host.view(), monitor.view(), sizeof(kernels::EulerMonitor));
+    plan.add_host({.name = "cfl.allreduce", .lane = Lane::communication, .after = {"cfl.download"}},
+                  [pinned_monitor, pinned_reduced, comm = cfl_comm.get(),
+                   timeout = config.run.exchange_timeout] {
+                    reduce_cfl(*pinned_monitor, *pinned_reduced, comm, timeout);
+                  });
   };
 
-  using StageNode =
-      KernelNode<kernels::CellBox, kernels::EulerStage, const double*, const double*, double*>;
-  struct StageCall {
-    StageNode node;
-    kernels::CellBox box;
-    int stage;
-  };
-  std::vector<StageCall> calls;
-  std::vector<kernels::EulerStage> stage_params(static_cast<std::size_t>(stages));
   FramePlan plan("euler2d");
+  auto* step = step_buffer.as<kernels::EulerStep>();
+  plan.add_kernel(
+      {.name = "cfl.clock", .lane = Lane::communication}, kernels::euler_clock_kernel(),
+      LaunchShape::fixed(1, 1),
+      kernels::EulerClockParams{.cfl = config.cfl, .t_end = config.t_end, .dx = dx, .dy = dy},
+      static_cast<const kernels::EulerMonitor*>(reduced), device_monitor,
+      clock.as<kernels::EulerClock>(), step, mirror.as<kernels::EulerClock>());
+  const kernels::EulerStageKernel stage_kernel =
+      kernels::euler_stage_kernel(config.limiter, config.flux);
   const CellSplit cells = split_update(layout.owned_box(), layout, kStencil);
   std::vector<std::string> previous;  // the last stage's compute nodes
   for (int k = 0; k < stages; ++k) {
     const auto sk = static_cast<std::size_t>(k);
-    stage_params[sk] = {.a = weights[sk][0],
-                        .b = weights[sk][1],
-                        .gamma = config.gamma,
-                        .field_stride = fs,
-                        .limiter = config.limiter,
-                        .flux = config.flux};
+    const kernels::EulerStage stage{
+        .b = weights[sk], .first = k == 0 ? 1 : 0, .gamma = config.gamma, .field_stride = fs};
     const ExchangeNodes nodes = exchanges[sk].add_to(plan, previous);
-    std::vector<std::string> ready = {nodes.unpack};
+    // The stages read the clock's dt: the first stage after it, the later ones through it.
+    std::vector<std::string> after = k == 0 ? std::vector<std::string>{"cfl.clock"} : previous;
+    std::vector<std::string> ready = after;
+    ready.push_back(nodes.unpack);
     for (const Wall& w : walls) {
       const std::string name = fmt::format("stage{}.wall.{}", k, w.side);
       plan.add_kernel({.name = name, .lane = Lane::communication, .after = previous},
@@ -343,13 +502,11 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
       if (box.empty()) return;
       const kernels::CellBox cell = cell_box(box, layout);
       computed.push_back(options.name);
-      calls.push_back(
-          {plan.add_kernel(std::move(options), kernels::euler_stage_kernel(), box_launch(cell),
-                           cell, stage_params[sk], u.as<const double>(),
-                           inputs[k]->as<const double>(), outputs[k]->as<double>()),
-           cell, k});
+      plan.add_kernel(std::move(options), stage_kernel, kernels::euler_stage_launch(cell), cell,
+                      stage, static_cast<const kernels::EulerStep*>(step), u.as<const double>(),
+                      inputs[k]->as<const double>(), outputs[k]->as<double>());
     };
-    add_stage(cells.interior, {.name = fmt::format("stage{}.interior", k), .after = previous});
+    add_stage(cells.interior, {.name = fmt::format("stage{}.interior", k), .after = after});
     for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
       add_stage(cells.boundary[i], {.name = fmt::format("stage{}.boundary.{}", k, i),
                                     .lane = Lane::communication,
@@ -359,88 +516,98 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   }
   add_monitor(plan, previous);
   Frame frame(std::move(plan), config.run.executor, config.run.frame_options());
+  // The initial state's monitor: reset, reduce (and the reduction over the ranks).
   FramePlan cfl_plan("euler2d cfl");
-  add_monitor(cfl_plan, {});
+  cfl_plan.add_kernel({.name = "cfl.reset"}, kernels::euler_monitor_reset_kernel(),
+                      LaunchShape::fixed(1, 1), device_monitor);
+  add_monitor(cfl_plan, {"cfl.reset"});
   Frame cfl_frame(std::move(cfl_plan), config.run.executor, config.run.frame_options());
 
-  int rank = 0;
-  HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), "euler2d");
-  double speed = 0;  // the largest wave-speed sum of the current state, over all ranks
-  double time = 0;
-  int steps_taken = 0;
-  // Reads the monitor the last frame left; \throws Error (on every rank) naming the first bad
-  // cell. `step` is the step whose result was checked (-1: the initial state).
-  const auto check = [&](int step) {
+  // Names the first bad cell (on every rank) and throws; `step` is the step whose result was
+  // bad (-1: the initial state). Collective.
+  const auto report_bad_state = [&](long long bad_step) {
     kernels::EulerMonitor m{};
-    std::memcpy(&m, monitor_host.data(), sizeof m);
-    double mine[2] = {0, m.first_bad != ~0ULL ? 1.0 : 0.0};
-    std::memcpy(&mine[0], &m.speed_bits, sizeof(double));
-    double all[2] = {0, 0};
-    HALOFLOW_MPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, communicator),
-                 fmt::format("euler2d time step after step {}", step));
-    if (all[1] > 0) {
-      const int candidate = m.first_bad != ~0ULL ? rank : INT_MAX;
-      int first = 0;
-      HALOFLOW_MPI(MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, communicator),
-                   "euler2d bad state");
-      double info[4] = {0, 0, 0, 0};  // global i, j, density, pressure
-      if (rank == first) {
-        const auto at = static_cast<std::int64_t>(m.first_bad);
-        const Index3 extent = layout.extent();
-        const std::int64_t li = at % extent[0];
-        const std::int64_t lj = at / extent[0] % extent[1];
-        std::vector<double> q(static_cast<std::size_t>(4 * fs));
-        u.download(q.data(), bytes);
-        const auto value = [&](std::int64_t f) { return q[static_cast<std::size_t>(at + f * fs)]; };
-        const double rho = value(0);
-        info[0] = static_cast<double>(grid.global_offset()[0] + li - kGhosts);
-        info[1] = static_cast<double>(grid.global_offset()[1] + lj - kGhosts);
-        info[2] = rho;
-        info[3] = (config.gamma - 1.0) *
-                  (value(3) - 0.5 * (value(1) * value(1) + value(2) * value(2)) / rho);
-      }
-      HALOFLOW_MPI(MPI_Bcast(info, 4, MPI_DOUBLE, first, communicator), "euler2d bad state");
-      throw Error(fmt::format(
-          "euler2d: step {}, rank {}, cell ({}, {}): density {}, pressure {} (a negative density "
-          "or pressure, or a NaN, stops the run; try a smaller --cfl)",
-          step, first, static_cast<long long>(info[0]), static_cast<long long>(info[1]), info[2],
-          info[3]));
+    monitor.download(&m, sizeof m);
+    const int candidate = m.first_bad != ~0ULL ? rank : INT_MAX;
+    int first = 0;
+    HALOFLOW_MPI(MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, communicator),
+                 "euler2d bad state");
+    double info[4] = {0, 0, 0, 0};  // global i, j, density, pressure
+    if (rank == first) {
+      const auto at = static_cast<std::int64_t>(m.first_bad);
+      const Index3 extent = layout.extent();
+      const std::int64_t li = at % extent[0];
+      const std::int64_t lj = at / extent[0] % extent[1];
+      std::vector<double> q(static_cast<std::size_t>(4 * fs));
+      u.download(q.data(), bytes);
+      const auto value = [&](std::int64_t f) { return q[static_cast<std::size_t>(at + f * fs)]; };
+      const double rho = value(0);
+      info[0] = static_cast<double>(grid.global_offset()[0] + li - kGhosts);
+      info[1] = static_cast<double>(grid.global_offset()[1] + lj - kGhosts);
+      info[2] = rho;
+      info[3] = (config.gamma - 1.0) *
+                (value(3) - 0.5 * (value(1) * value(1) + value(2) * value(2)) / rho);
     }
-    speed = all[0];
+    HALOFLOW_MPI(MPI_Bcast(info, 4, MPI_DOUBLE, first, communicator), "euler2d bad state");
+    throw Error(fmt::format(
+        "euler2d: step {}, rank {}, cell ({}, {}): density {}, pressure {} (a negative density "
+        "or pressure, or a NaN, stops the run; try a smaller --cfl)",
+        bad_step, first, static_cast<long long>(info[0]), static_cast<long long>(info[1]), info[2],
+        info[3]));
+  };
+  // The wave speed and bad flag of the current state over all ranks, as the next clock reads it.
+  const auto reduced_now = [&] {
+    kernels::EulerMonitor m{};
+    if (alone) {
+      monitor.download(&m, sizeof m);
+    } else {
+      std::memcpy(&m, pinned_reduced, sizeof m);
+    }
+    return m;
   };
   const auto start = [&] {
-    time = 0;
-    steps_taken = 0;
     cfl_frame.run();
-    check(-1);
+    if (reduced_now().first_bad != ~0ULL) report_bad_state(-1);
   };
   start();
 
+  // The host launches steps without waiting and looks at the clock's mirror only every few
+  // steps (after a wait, so that every rank sees the same frame's clock and stops at the same
+  // step): a bad state throws, a reached end time stops the launches.
+  bool stopped = false;
+  int until_look = 1;
+  const auto look = [&] {
+    frame.wait();
+    const kernels::EulerClock c = *host_clock;
+    if (c.state == kernels::kBadState) report_bad_state(c.bad_after);
+    stopped = c.state != kernels::kRunning || (config.t_end > 0 && c.time >= config.t_end);
+    until_look = backend == Backend::cpu ? 1 : kClockLookEvery;
+    if (config.t_end > 0 && c.dt > 0) {  // look again about when the end time is reached
+      const double remaining = std::floor((config.t_end - c.time) / c.dt);
+      until_look = static_cast<int>(std::clamp(remaining, 1.0, static_cast<double>(until_look)));
+    }
+  };
   StepHooks hooks;
-  hooks.step = [&](int step, int /*steps*/, CUstream_st* stream) {
-    if (config.t_end > 0 && time >= config.t_end) return;  // reached: the rest are no-ops
-    // dt from the state at the start of this step (the previous frame's monitor).
-    double dt = config.cfl / speed;
-    if (config.t_end > 0 && time + dt >= config.t_end) dt = config.t_end - time;
-    for (const StageCall& call : calls) {
-      kernels::EulerStage s = stage_params[static_cast<std::size_t>(call.stage)];
-      s.dt_dx = dt / dx;
-      s.dt_dy = dt / dy;
-      frame.update(call.node, call.box, s, u.as<const double>(),
-                   inputs[call.stage]->as<const double>(), outputs[call.stage]->as<double>());
+  hooks.step = [&](int step_index, int steps, CUstream_st* stream) {
+    if (stopped) return;  // the end time was reached: the rest are no-ops
+    if (launched == 0 && host_clock->frames != frames_expected) {
+      // Other frames of this plan moved the state and the clock: start from the initial state.
+      load_initial();
+      start();
     }
     frame.launch(stream);
-    frame.wait();  // the next dt needs this step's monitor
-    check(step);
-    time = config.t_end > 0 && dt == config.t_end - time ? config.t_end : time + dt;
-    ++steps_taken;
+    ++launched;
+    if (--until_look == 0 || step_index == steps - 1) look();
   };
   hooks.settle = [&] {
     frame.wait();
     cfl_frame.wait();
+    look();
   };
   hooks.step_plan = &frame.plan();
   hooks.reset = [&] {
+    stopped = false;
+    until_look = 1;
     load_initial();
     start();
   };
@@ -468,7 +635,8 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
     u.download(state.data(), bytes);
     s1.download(state.data() + bytes, bytes);
     s2.download(state.data() + 2 * bytes, bytes);
-    const double scalars[3] = {time, speed, static_cast<double>(steps_taken)};
+    const double scalars[3] = {host_clock->time, double_of(reduced_now().speed_bits),
+                               static_cast<double>(host_clock->steps_taken)};
     std::memcpy(state.data() + 3 * bytes, scalars, sizeof(scalars));
     return state;
   };
@@ -479,9 +647,10 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
     s2.upload(state.data() + 2 * bytes, bytes);
     double scalars[3] = {0, 0, 0};
     std::memcpy(scalars, state.data() + 3 * bytes, sizeof(scalars));
-    time = scalars[0];
-    speed = scalars[1];
-    steps_taken = static_cast<int>(scalars[2]);
+    // The clock counts frames from the restart step, so a bad state names the same step.
+    set_clock(scalars[0], static_cast<long long>(scalars[2]), config.run.restart_step, scalars[1]);
+    stopped = false;
+    until_look = 1;
   };
 
   const double area = dx * dy;
@@ -491,16 +660,20 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   result.dx = dx;
   result.dy = dy;
   result.times = run_timed_steps(config.run, communicator, hooks);
-  result.steps_taken = steps_taken;
+  const kernels::EulerClock final_clock = *host_clock;
+  const double time = final_clock.time;
+  result.steps_taken = static_cast<int>(final_clock.steps_taken);
   // With t_end, the steps after it are no-ops: report the mean over the steps taken instead.
-  if (config.t_end > 0 && steps_taken > 0 && steps_taken < config.run.steps) {
-    result.times.median_step_s = result.times.total_s / steps_taken;
-    result.times.steps = steps_taken;
+  if (config.t_end > 0 && result.steps_taken > 0 && result.steps_taken < config.run.steps) {
+    result.times.median_step_s = result.times.total_s / result.steps_taken;
+    result.times.steps = result.steps_taken;
   }
   result.final_time = time;
   const double cell_count = static_cast<double>(config.nx) * static_cast<double>(config.ny);
-  // Per stage: read in (4 fields) and U, write out; the monitor reads U once.
-  result.bytes_per_step = (3.0 * stages + 1.0) * 4.0 * cell_count * sizeof(double);
+  // What a step must move: the first stage reads its input and writes its output, every later
+  // stage also reads U, and the CFL monitor reads U once (4 fields each).
+  const double fields_moved = 2.0 + 3.0 * (stages - 1) + 1.0;
+  result.bytes_per_step = fields_moved * 4.0 * cell_count * sizeof(double);
 
   std::vector<double> q(static_cast<std::size_t>(4 * fs));
   u.download(q.data(), bytes);
@@ -514,33 +687,34 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   if (config.problem != EulerCase::kelvin_helmholtz) {
     result.has_exact = true;
     const ExactRiemann riemann(kSodLeft, kSodRight, config.gamma);
-    double errors[3] = {0, 0, 0};  // sum |e|, sum e^2, max |e|
+    const RiemannWaves waves = riemann.waves();
+    const bool sod = config.problem == EulerCase::sod_x || config.problem == EulerCase::sod_y;
+    double errors[6] = {0, 0, 0, 0, 0, 0};  // sum |e|, sum e^2, |e| by wave (3), max |e|
     for_owned_cells(grid, layout, [&](std::int64_t at, std::int64_t i, std::int64_t j) {
-      const double x = (static_cast<double>(i) + 0.5) * dx;
-      const double y = (static_cast<double>(j) + 0.5) * dy;
-      double exact = 0;
-      if (config.problem == EulerCase::vortex) {
-        exact = vortex_at(x, y, time, config.gamma).rho;
-      } else {
-        const double along = config.problem == EulerCase::sod_x ? x / size[0] : y / size[1];
-        const double length = config.problem == EulerCase::sod_x ? size[0] : size[1];
-        exact = time > 0 ? riemann.sample((along - 0.5) * length / time).rho
-                         : (along < 0.5 ? kSodLeft.rho : kSodRight.rho);
-      }
+      const double x0 = static_cast<double>(i) * dx;
+      const double y0 = static_cast<double>(j) * dy;
+      const double exact = exact_density(config, riemann, size, time, x0, x0 + dx, y0, y0 + dy);
       const double e = std::abs(q[static_cast<std::size_t>(at)] - exact);
       errors[0] += e;
       errors[1] += e * e;
-      errors[2] = std::max(errors[2], e);
+      if (sod && time > 0) {
+        const bool along_x = config.problem == EulerCase::sod_x;
+        const double centre =
+            along_x ? x0 + 0.5 * dx - 0.5 * size[0] : y0 + 0.5 * dy - 0.5 * size[1];
+        errors[2 + nearest_wave(waves, centre, time)] += e;
+      }
+      errors[5] = std::max(errors[5], e);
     });
-    double sums[2] = {0, 0};
+    double sums[5] = {0, 0, 0, 0, 0};
     double largest = 0;
-    HALOFLOW_MPI(MPI_Allreduce(errors, sums, 2, MPI_DOUBLE, MPI_SUM, communicator),
+    HALOFLOW_MPI(MPI_Allreduce(errors, sums, 5, MPI_DOUBLE, MPI_SUM, communicator),
                  "euler2d errors");
-    HALOFLOW_MPI(MPI_Allreduce(&errors[2], &largest, 1, MPI_DOUBLE, MPI_MAX, communicator),
+    HALOFLOW_MPI(MPI_Allreduce(&errors[5], &largest, 1, MPI_DOUBLE, MPI_MAX, communicator),
                  "euler2d errors");
     result.error_l1 = sums[0] / cell_count;
     result.error_l2 = std::sqrt(sums[1] / cell_count);
     result.error_linf = largest;
+    for (std::size_t w = 0; w < 3; ++w) result.error_l1_waves[w] = sums[2 + w] / cell_count;
   }
 
   if (config.run.gather) {

@@ -1,5 +1,6 @@
 // heat3d on the engine: one frame per step (halo exchange of u, interior step in the bulk lane,
-// the six boundary slabs after the unpack), the two buffers swapped by patching.
+// the six boundary slabs after the unpack), one executable frame per parity of the step, so that
+// the two buffers swap without patching.
 
 #include "heat3d.hpp"
 
@@ -129,38 +130,42 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
   };
   const kernels::HeatCoefficients<T> c{coefficient(0), coefficient(1), coefficient(2)};
 
-  FramePlan plan("heat3d");
-  const ExchangeNodes nodes = exchange.add_to(plan);
+  // Two frames, one per parity, each built and patched once: even steps read u and write u_new,
+  // odd steps the other way round, so the steady state launches without patching anything.
   const CellSplit cells = split_update(layout.owned_box(), layout, kStar);
-  std::vector<KernelNode<kernels::CellBox, kernels::HeatCoefficients<T>, const T*, T*>> steps;
-  std::vector<kernels::CellBox> boxes;
-  const auto add_step = [&](const Box& box, NodeOptions options) {
-    if (box.empty()) return;
-    const kernels::CellBox cell = cell_box(box, layout);
-    steps.push_back(plan.add_kernel(std::move(options), kernels::heat_kernel<T>(),
-                                    box_launch(cell, 4), cell, c, u.as<const T>(), u_new.as<T>()));
-    boxes.push_back(cell);
+  const auto build_frame = [&](std::size_t set) {
+    const T* from = (set == 0 ? u : u_new).template as<const T>();
+    T* to = (set == 0 ? u_new : u).template as<T>();
+    FramePlan plan(set == 0 ? "heat3d even" : "heat3d odd");
+    const ExchangeNodes nodes = exchange.add_to(plan);
+    const auto add_step = [&](const Box& box, NodeOptions options) {
+      if (box.empty()) return;
+      const kernels::CellBox cell = cell_box(box, layout);
+      plan.add_kernel(std::move(options), kernels::heat_kernel<T>(), kernels::heat_launch(cell),
+                      cell, c, from, to);
+    };
+    add_step(cells.interior, {.name = "interior"});
+    for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
+      add_step(cells.boundary[i], {.name = fmt::format("boundary.{}", i),
+                                   .lane = Lane::communication,
+                                   .after = {nodes.unpack}});
+    }
+    Frame frame(std::move(plan), config.run.executor, config.run.frame_options());
+    exchange.use_field_set(frame, set);
+    return frame;
   };
-  add_step(cells.interior, {.name = "interior"});
-  for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
-    add_step(cells.boundary[i], {.name = fmt::format("boundary.{}", i),
-                                 .lane = Lane::communication,
-                                 .after = {nodes.unpack}});
-  }
-  Frame frame(std::move(plan), config.run.executor, config.run.frame_options());
+  Frame even = build_frame(0);
+  Frame odd = build_frame(1);
 
   StepHooks hooks;
   hooks.step = [&](int step, int /*steps*/, CUstream_st* stream) {
-    // Even steps read u and write u_new; odd steps the other way round.
-    const std::size_t set = static_cast<std::size_t>(step % 2);
-    const T* from = (set == 0 ? u : u_new).template as<const T>();
-    T* to = (set == 0 ? u_new : u).template as<T>();
-    exchange.use_field_set(frame, set);
-    for (std::size_t i = 0; i < steps.size(); ++i) frame.update(steps[i], boxes[i], c, from, to);
-    frame.launch(stream);
+    (step % 2 == 0 ? even : odd).launch(stream);
   };
-  hooks.settle = [&] { frame.wait(); };
-  hooks.step_plan = &frame.plan();
+  hooks.settle = [&] {
+    even.wait();
+    odd.wait();
+  };
+  hooks.step_plan = &even.plan();
   hooks.reset = load_initial;
   hooks.output = [&](int done) {
     const Buffer& current = done % 2 == 0 ? u : u_new;

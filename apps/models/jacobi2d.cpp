@@ -1,14 +1,18 @@
 // jacobi2d on the engine: one frame per step (halo exchange of `a`, interior sweep in the bulk
 // lane, boundary sweeps after the unpack), a second frame with the norm's nodes for the steps that
-// report it, and the two buffers swapped by patching both frames' kernel parameters.
+// report it, each in one executable frame per parity of the step (the two buffers swap without
+// patching); the norms are logged on the device and read back in batches.
 
 #include "jacobi2d.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cell_boxes.hpp"
 #include "field_gather.hpp"
@@ -99,73 +103,93 @@ std::vector<T> initial_values(const JacobiConfig& c, const CartesianDecompositio
   return values;
 }
 
-template <class T>
-using SweepNode = KernelNode<kernels::CellBox, const T*, T*, double*>;
-
-//! A frame and what patching its sweeps needs: their handles, boxes and norm accumulator.
-template <class T>
-struct SweepFrame {
-  Frame frame;
-  std::vector<SweepNode<T>> sweeps;
-  std::vector<kernels::CellBox> boxes;
-  double* sum = nullptr;  //!< null in the frame without the norm
-};
+//! Norms the frames have logged and the host has not read: the log holds this many.
+constexpr std::size_t kNormLogCapacity = 4096;
 
 struct Buffers {
   Buffer a;
   Buffer b;
-  Buffer sum;       //!< the norm's accumulator (device)
-  Buffer host_sum;  //!< where the frame copies it (pinned)
+  Buffer partials;  //!< the norm sweeps' per-block sums (device)
+  //! The norm log (pinned): the count of logged sums, then the sums, written by the finishing
+  //! node and read by the host only when it wants the norms.
+  Buffer log;
+  [[nodiscard]] unsigned long long* samples() const { return log.as<unsigned long long>(); }
+  [[nodiscard]] double* values() const { return log.as<double>() + 1; }
 };
 
-//! The step's frame: exchange, interior sweep (bulk lane), boundary sweeps after the unpack
-//! (communication lane). With the norm: the sweeps also sum the squared update, after a node that
-//! zeroes the sum, and a copy takes the sum to the host once every sweep is done.
 // Blocks 128 threads wide and 2 tall (JacobiConfig::rows_per_thread rows per thread): the fastest
 // of the shapes measured on an H200 (tools/jacobi-kernel-lab.cu, docs/benchmarks.md), 95 % of a
 // copy kernel's bandwidth against 88 % for 32 x 8 blocks.
 constexpr unsigned kBlockWidth = 128;
 
-template <class T>
-SweepFrame<T> build_frame(bool with_norm, HaloExchange<T>& exchange, const CellSplit& cells,
-                          const FieldLayout& layout, const Buffers& buffers,
-                          const JacobiConfig& config) {
-  FramePlan plan(with_norm ? "jacobi2d with norm" : "jacobi2d");
-  const ExchangeNodes halo = exchange.add_to(plan);
-  const auto kernel = with_norm ? kernels::jacobi_norm_kernel<T>() : kernels::jacobi_kernel<T>();
-  double* sum = with_norm ? buffers.sum.as<double>() : nullptr;
-  std::vector<std::string> first;
-  if (with_norm) {
-    plan.add_kernel({.name = "norm.zero"}, kernels::zero_kernel(), LaunchShape::fixed(1, 1), sum);
-    first = {"norm.zero"};
-  }
-  std::vector<SweepNode<T>> sweeps;
+//! The sweeps' boxes and launches, the same in every frame of a kind.
+struct Sweeps {
+  std::vector<std::string> names;  //!< "interior", "boundary.N" (N the slab of the split)
   std::vector<kernels::CellBox> boxes;
-  std::vector<std::string> sweep_names = first;
-  const auto add_sweep = [&](const Box& box, NodeOptions options) {
-    if (box.empty()) return;
-    const kernels::CellBox cells_box = cell_box(box, layout);
-    sweeps.push_back(plan.add_kernel(
-        std::move(options), kernel,
-        box_launch(cells_box, static_cast<unsigned>(config.rows_per_thread), kBlockWidth),
-        cells_box, buffers.a.as<const T>(), buffers.b.as<T>(), sum));
-    boxes.push_back(cells_box);
-    sweep_names.push_back(sweeps.back().name);
+  std::vector<LaunchShape> shapes;          //!< the plain sweep's: one run per thread
+  std::vector<LaunchShape> norm_shapes;     //!< the norm sweep's: kJacobiNormRunsPerThread runs
+  std::vector<std::int64_t> first_partial;  //!< each norm sweep's first slot in the partials
+  std::int64_t partials = 0;                //!< slots in all
+};
+
+Sweeps plan_sweeps(const CellSplit& cells, const FieldLayout& layout, const JacobiConfig& config) {
+  Sweeps s;
+  const auto add = [&](const Box& box, std::string name) {
+    const kernels::CellBox cell = cell_box(box, layout);
+    s.names.push_back(std::move(name));
+    s.boxes.push_back(cell);
+    const auto rows = static_cast<unsigned>(config.rows_per_thread);
+    s.shapes.push_back(box_launch(cell, rows, kBlockWidth));
+    s.norm_shapes.push_back(
+        box_launch(cell, rows * kernels::kJacobiNormRunsPerThread, kBlockWidth));
+    s.first_partial.push_back(s.partials);
+    s.partials += static_cast<std::int64_t>(s.norm_shapes.back().grid.volume());
   };
-  add_sweep(cells.interior, {.name = "interior", .after = first});
+  if (!cells.interior.empty()) add(cells.interior, "interior");
   for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
-    std::vector<std::string> after = first;
-    after.push_back(halo.unpack);
-    add_sweep(cells.boundary[i], {.name = fmt::format("boundary.{}", i),
-                                  .lane = Lane::communication,
-                                  .after = std::move(after)});
+    if (!cells.boundary[i].empty()) add(cells.boundary[i], fmt::format("boundary.{}", i));
+  }
+  return s;
+}
+
+//! The step's frame for field set `set` (0: read a, write a_new; 1: the other way round):
+//! exchange, interior sweep (bulk lane), boundary sweeps after the unpack (communication lane).
+//! With the norm: the sweeps also write their blocks' sums of the squared update, and one node
+//! after them logs the total. Built and patched once; the steady state only launches it.
+template <class T>
+Frame build_frame(bool with_norm, std::size_t set, HaloExchange<T>& exchange, const Sweeps& sweeps,
+                  const Buffers& buffers, const JacobiConfig& config) {
+  FramePlan plan(
+      fmt::format("jacobi2d{} {}", with_norm ? " with norm" : "", set == 0 ? "even" : "odd"));
+  const ExchangeNodes halo = exchange.add_to(plan);
+  const T* from = (set == 0 ? buffers.a : buffers.b).template as<const T>();
+  T* to = (set == 0 ? buffers.b : buffers.a).template as<T>();
+  std::vector<std::string> sweep_names;
+  for (std::size_t i = 0; i < sweeps.boxes.size(); ++i) {
+    NodeOptions options{.name = sweeps.names[i]};
+    if (options.name != "interior") {
+      options.lane = Lane::communication;
+      options.after = {halo.unpack};
+    }
+    sweep_names.push_back(options.name);
+    if (with_norm) {
+      plan.add_kernel(std::move(options), kernels::jacobi_norm_kernel<T>(), sweeps.norm_shapes[i],
+                      sweeps.boxes[i], std::int64_t{config.rows_per_thread}, from, to,
+                      buffers.partials.as<double>() + sweeps.first_partial[i]);
+    } else {
+      plan.add_kernel(std::move(options), kernels::jacobi_kernel<T>(), sweeps.shapes[i],
+                      sweeps.boxes[i], from, to, static_cast<double*>(nullptr));
+    }
   }
   if (with_norm) {
-    plan.add_copy({.name = "norm.download", .lane = Lane::communication, .after = sweep_names},
-                  buffers.host_sum.view(), buffers.sum.view(), sizeof(double));
+    plan.add_kernel({.name = "norm.log", .lane = Lane::communication, .after = sweep_names},
+                    kernels::jacobi_norm_finish_kernel(), kernels::jacobi_norm_finish_launch(),
+                    buffers.partials.as<const double>(), sweeps.partials, buffers.values(),
+                    buffers.samples());
   }
-  return SweepFrame<T>{Frame(std::move(plan), config.run.executor, config.run.frame_options()),
-                       std::move(sweeps), std::move(boxes), sum};
+  Frame frame(std::move(plan), config.run.executor, config.run.frame_options());
+  exchange.use_field_set(frame, set);
+  return frame;
 }
 
 }  // namespace
@@ -178,11 +202,18 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
   const FieldLayout& layout = halo.layout;
   const Backend backend = backend_of(config.run.executor);
   const auto bytes = static_cast<std::size_t>(layout.field_elements()) * sizeof(T);
+  const CellSplit cells = split_update(update_box(grid, layout), layout, kStar);
+  const Sweeps sweeps = plan_sweeps(cells, layout, config);
   Buffers buffers{
       .a = Buffer(Memory::device, bytes, "jacobi2d a", backend),
       .b = Buffer(Memory::device, bytes, "jacobi2d a_new", backend),
-      .sum = Buffer(Memory::device, sizeof(double), "jacobi2d norm sum", backend),
-      .host_sum = Buffer(Memory::host, sizeof(double), "jacobi2d norm sum (pinned)", backend)};
+      .partials = Buffer(
+          Memory::device,
+          static_cast<std::size_t>(std::max<std::int64_t>(sweeps.partials, 1)) * sizeof(double),
+          "jacobi2d norm partials", backend),
+      .log = Buffer(Memory::host, (1 + kNormLogCapacity) * sizeof(double),
+                    "jacobi2d norm log (pinned)", backend)};
+  *buffers.samples() = 0;
   const std::vector<T> initial = initial_values<T>(config, grid, layout);
   const auto load_initial = [&] {
     buffers.a.upload(initial.data(), bytes);
@@ -194,45 +225,64 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
                             .transport = config.run.transport,
                             .self_on_device = config.run.self_on_device,
                             .name = "halo"});
-  const CellSplit cells = split_update(update_box(grid, layout), layout, kStar);
-  // Two frames, each built and instantiated once: steps without the norm run the one without
-  // its nodes, so they pay nothing for it.
-  SweepFrame<T> plain = build_frame(false, exchange, cells, layout, buffers, config);
-  SweepFrame<T> normed = build_frame(true, exchange, cells, layout, buffers, config);
+  // Four frames, each built, instantiated and patched once: with and without the norm's nodes
+  // (steps without the norm pay nothing for it), each for both parities (even steps read a and
+  // write a_new, odd steps the other way round), so that no step patches anything.
+  std::array<std::array<Frame, 2>, 2> frames{
+      {{build_frame(false, 0, exchange, sweeps, buffers, config),
+        build_frame(false, 1, exchange, sweeps, buffers, config)},
+       {build_frame(true, 0, exchange, sweeps, buffers, config),
+        build_frame(true, 1, exchange, sweeps, buffers, config)}}};
 
   JacobiResult<T> result;
   result.process_grid = grid.process_grid();
   result.bytes_per_step = 2.0 * static_cast<double>(config.nx) * static_cast<double>(config.ny) *
                           static_cast<double>(sizeof(T));
+  // The steps whose norm frames were launched and whose logged sums the host has not read.
+  std::vector<int> logged_steps;
+  const auto wait_all = [&] {
+    for (auto& pair : frames) {
+      for (Frame& frame : pair) frame.wait();
+    }
+  };
+  // Reads the logged sums (after the frames that wrote them), reduces them over the ranks in one
+  // MPI_Allreduce, and empties the log. Collective: every rank logs the same steps.
+  const auto read_norms = [&] {
+    if (logged_steps.empty()) return;
+    wait_all();
+    const auto count = static_cast<std::size_t>(*buffers.samples());
+    if (count != logged_steps.size()) {
+      throw Error(fmt::format("jacobi2d norm log: {} sums logged for {} norm steps", count,
+                              logged_steps.size()));
+    }
+    std::vector<double> totals(count);
+    HALOFLOW_MPI(
+        MPI_Allreduce(buffers.values(), totals.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM,
+                      communicator),
+        fmt::format("jacobi2d norms of steps {} to {}", logged_steps.front(), logged_steps.back()));
+    for (std::size_t k = 0; k < count; ++k) {
+      result.norms.push_back({logged_steps[k], std::sqrt(totals[k])});
+    }
+    logged_steps.clear();
+    *buffers.samples() = 0;
+  };
   StepHooks hooks;
   hooks.step = [&](int step, int steps, CUstream_st* stream) {
     const bool norm = config.norm_every > 0 && (step % config.norm_every == 0 || step == steps - 1);
-    SweepFrame<T>& f = norm ? normed : plain;
-    // Even steps read a and write a_new; odd steps the other way round.
-    const std::size_t set = static_cast<std::size_t>(step % 2);
-    const T* from = (set == 0 ? buffers.a : buffers.b).template as<const T>();
-    T* to = (set == 0 ? buffers.b : buffers.a).template as<T>();
-    exchange.use_field_set(f.frame, set);
-    for (std::size_t i = 0; i < f.sweeps.size(); ++i) {
-      f.frame.update(f.sweeps[i], f.boxes[i], from, to, f.sum);
-    }
-    f.frame.launch(stream);
-    if (!norm) return;
-    f.frame.wait();
-    const double mine = *buffers.host_sum.as<const double>();
-    double total = 0;
-    HALOFLOW_MPI(MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, communicator),
-                 fmt::format("jacobi2d norm of step {}", step));
-    result.norms.push_back({step, std::sqrt(total)});
+    if (norm && logged_steps.size() == kNormLogCapacity) read_norms();
+    frames[norm ? 1 : 0][static_cast<std::size_t>(step % 2)].launch(stream);
+    if (norm) logged_steps.push_back(step);
   };
   hooks.settle = [&] {
-    plain.frame.wait();
-    normed.frame.wait();
+    wait_all();
+    read_norms();
   };
-  hooks.step_plan = &plain.frame.plan();
+  hooks.step_plan = &frames[0][0].plan();
   hooks.reset = [&] {
     load_initial();
     result.norms.clear();
+    logged_steps.clear();
+    *buffers.samples() = 0;
   };
   hooks.output = [&](int done) {
     const Buffer& current = done % 2 == 0 ? buffers.a : buffers.b;
@@ -258,6 +308,8 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
     buffers.a.upload(state.data(), bytes);
     buffers.b.upload(state.data() + bytes, bytes);
     result.norms.clear();
+    logged_steps.clear();
+    *buffers.samples() = 0;
   };
   result.times = run_timed_steps(config.run, communicator, hooks);
   if (config.run.gather) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "haloflow/error.hpp"
@@ -57,6 +58,53 @@ double ExactRiemann::pressure_function(double p, const GasState& k, double c,
   const double ratio = p / k.p;
   *derivative = 1.0 / (k.rho * c) * std::pow(ratio, -(g + 1.0) / (2.0 * g));
   return 2.0 * c / (g - 1.0) * (std::pow(ratio, (g - 1.0) / (2.0 * g)) - 1.0);
+}
+
+RiemannWaves ExactRiemann::waves() const {
+  const double g = gamma_;
+  const double g1 = (g - 1.0) / (2.0 * g);
+  const double g2 = (g + 1.0) / (2.0 * g);
+  RiemannWaves w;
+  w.contact = u_star_;
+  if (p_star_ > l_.p) {
+    w.left_head = w.left_tail = l_.u - cl_ * std::sqrt(g2 * p_star_ / l_.p + g1);
+  } else {
+    w.left_head = l_.u - cl_;
+    w.left_tail = u_star_ - cl_ * std::pow(p_star_ / l_.p, g1);
+  }
+  if (p_star_ > r_.p) {
+    w.right_tail = w.right_head = r_.u + cr_ * std::sqrt(g2 * p_star_ / r_.p + g1);
+  } else {
+    w.right_head = r_.u + cr_;
+    w.right_tail = u_star_ + cr_ * std::pow(p_star_ / r_.p, g1);
+  }
+  return w;
+}
+
+double ExactRiemann::mean_density(double s0, double s1) const {
+  // Gauss-Legendre, 8 points on [-1, 1].
+  static constexpr std::array<double, 4> kNodes = {0.1834346424956498, 0.5255324099163290,
+                                                   0.7966664774136267, 0.9602898564975363};
+  static constexpr std::array<double, 4> kWeights = {0.3626837833783620, 0.3137066458778873,
+                                                     0.2223810344533745, 0.1012285362903763};
+  const RiemannWaves w = waves();
+  std::array<double, 7> cuts = {s0,           w.left_head,  w.left_tail, w.contact,
+                                w.right_tail, w.right_head, s1};
+  std::sort(cuts.begin() + 1, cuts.end() - 1);
+  double integral = 0;
+  double from = s0;
+  for (std::size_t k = 1; k < cuts.size(); ++k) {
+    const double to = std::min(std::max(cuts[k], s0), s1);
+    if (to <= from) continue;
+    const double half = 0.5 * (to - from);
+    const double middle = 0.5 * (to + from);
+    for (std::size_t q = 0; q < kNodes.size(); ++q) {
+      integral += half * kWeights[q] *
+                  (sample(middle - half * kNodes[q]).rho + sample(middle + half * kNodes[q]).rho);
+    }
+    from = to;
+  }
+  return integral / (s1 - s0);
 }
 
 GasState ExactRiemann::sample(double s) const {

@@ -13,6 +13,17 @@ struct GasState {
   double p = 1;
 };
 
+//! \brief Where the solution is not smooth, as speeds x / t: the left wave spans
+//! [left_head, left_tail] (a rarefaction fan; one point for a shock), the contact moves at
+//! `contact`, the right wave spans [right_tail, right_head]. In order, left to right.
+struct RiemannWaves {
+  double left_head = 0;
+  double left_tail = 0;
+  double contact = 0;
+  double right_tail = 0;
+  double right_head = 0;
+};
+
 class ExactRiemann {
  public:
   //! \throws Error when the data make a vacuum (the pressure positivity condition fails) or the
@@ -23,6 +34,13 @@ class ExactRiemann {
   [[nodiscard]] double u_star() const { return u_star_; }
   //! The solution at x / t = `s` (the discontinuity initially at x = 0).
   [[nodiscard]] GasState sample(double s) const;
+  //! The waves' speeds.
+  [[nodiscard]] RiemannWaves waves() const;
+  //! The mean density over x / t in [s0, s1] (s0 < s1): the exact solution integrated over a cell
+  //! and divided by its width, to round-off (the interval is split at the waves; each piece is a
+  //! constant state or part of a fan, whose density is a polynomial of degree 2 / (gamma - 1) in s
+  //! for gamma = 1.4, integrated exactly by 8-point Gauss-Legendre).
+  [[nodiscard]] double mean_density(double s0, double s1) const;
 
  private:
   [[nodiscard]] double pressure_function(double p, const GasState& k, double c,
