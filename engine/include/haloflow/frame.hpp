@@ -11,8 +11,6 @@
 
 #include "haloflow/plan.hpp"
 
-struct CUstream_st;  // cudaStream_t is CUstream_st*; declared here so this header needs no CUDA
-
 namespace haloflow {
 
 //! \brief How a frame runs.
@@ -107,6 +105,7 @@ class Frame {
                                    const std::type_info& params) const;
   [[nodiscard]] KernelArgs& kernel_args(std::size_t index);
   void patched(std::size_t index);
+  void check_stream_work() const;
 
   struct State;
   std::unique_ptr<State> state_;

@@ -19,6 +19,8 @@
 #include "haloflow/kernel.hpp"
 #include "haloflow/launch.hpp"
 
+struct CUstream_st;  // cudaStream_t is CUstream_st*; declared here so this header needs no CUDA
+
 namespace haloflow {
 
 //! \brief Priority class of a node. Communication runs at the device's highest stream
@@ -30,13 +32,13 @@ enum class Memory { device, host };
 
 //! \brief What a node does; in the order of Node::work's alternatives, so Node::kind() is the
 //! variant's index.
-enum class NodeKind { kernel, copy, host, empty };
+enum class NodeKind { kernel, copy, host, empty, stream };
 //! \brief Direction of a copy node, from its views' Memory; host to host is not a copy node.
 enum class CopyKind { device_to_host, host_to_device, device_to_device };
 
 //! \brief "bulk" or "communication", for messages and Graphviz labels.
 [[nodiscard]] std::string_view to_string(Lane lane);
-//! \brief "kernel", "copy", "host" or "empty", for messages and Graphviz labels.
+//! \brief "kernel", "copy", "host", "empty" or "stream", for messages and Graphviz labels.
 [[nodiscard]] std::string_view to_string(NodeKind kind);
 //! \brief "device to host", "host to device" or "device to device".
 [[nodiscard]] std::string_view to_string(CopyKind kind);
@@ -92,11 +94,22 @@ struct HostWork {
 //! \brief An empty node's work: nothing; the node only joins its dependencies.
 struct EmptyWork {};
 
+//! \brief Work a library issues onto a CUDA stream itself (NCCL's send and receive): the graph
+//! executor captures `issue` once into a child graph, the stream executors call it at every
+//! launch; the host executor cannot run it.
+struct StreamWork {
+  //! Issues the work on the stream (a `cudaStream_t`); it must not wait for it. Required.
+  std::function<void(CUstream_st*)> issue;
+  //! Optional: called after the frame has finished (Frame::wait) and before the next launch;
+  //! throws when the work failed (e.g. a peer that never answered), naming what failed.
+  std::function<void()> check;
+};
+
 //! \brief One node of a plan: its options and its work, one of four kinds.
 struct Node {
   NodeOptions options;  //!< name, lane and dependencies
   //! What the node does; the alternatives are in NodeKind order.
-  std::variant<KernelWork, CopyWork, HostWork, EmptyWork> work;
+  std::variant<KernelWork, CopyWork, HostWork, EmptyWork, StreamWork> work;
 
   //! \brief The node's name (`options.name`).
   [[nodiscard]] const std::string& name() const { return options.name; }
@@ -160,6 +173,9 @@ class FramePlan {
                       std::function<void()> finish);
   //! \brief A node that only joins dependencies.
   void add_empty(NodeOptions options);
+  //! \brief Work issued onto a stream by `issue` (see StreamWork); `check` may be empty.
+  void add_stream_work(NodeOptions options, std::function<void(CUstream_st*)> issue,
+                       std::function<void()> check = {});
 
   //! \brief The name given at construction (a subset from only() gets "<name>:<lane>").
   [[nodiscard]] const std::string& name() const { return name_; }
@@ -191,7 +207,7 @@ class FramePlan {
 
  private:
   std::size_t append(NodeOptions options,
-                     std::variant<KernelWork, CopyWork, HostWork, EmptyWork> work);
+                     std::variant<KernelWork, CopyWork, HostWork, EmptyWork, StreamWork> work);
 
   std::string name_;
   std::vector<Node> nodes_;
