@@ -120,6 +120,9 @@ class CuptiSpanSource final : public SpanSource {
     }
     plan_name_ = frame.plan().name();
     for (std::size_t i = 0; i < frame.plan().nodes().size(); ++i) {
+      // Host nodes are timed on the host (around their work); under the proxy handoff the GPU
+      // also runs a kernel for each, whose records are left unmatched rather than doubled.
+      if (frame.plan().node(i).kind() == NodeKind::host) continue;
       std::uint64_t id = 0;
       HALOFLOW_CUPTI(
           cuptiGetGraphNodeId(graph->graph_node(i), &id),

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "haloflow/frame.hpp"
+#include "haloflow/halo_exchange.hpp"
 #include "run_options.hpp"
 
 namespace haloflow::models {
@@ -25,12 +26,15 @@ struct DriverOptions {
   int print_every = 100;    //!< jacobi2d: which computed norms are printed
   int rows_per_thread = 8;  //!< jacobi2d: consecutive rows per GPU thread
   ExecutorKind executor = ExecutorKind::graph;
-  std::string precision;           //!< float or double; jacobi2d: float, heat3d: double
-  std::string split;               //!< jacobi2d: 1d (default) or 2d; heat3d: 3d only
-  double nu = 1.0;                 //!< heat3d
-  int mode = 1;                    //!< heat3d
-  double dt = 0;                   //!< heat3d; 0: h^2 / (8 nu)
-  double timeout_s = 60;           //!< halo exchange bound
+  Handoff handoff = Handoff::automatic;        //!< graph executor: host-node or proxy
+  Transport transport = Transport::automatic;  //!< how halos travel: mpi or nccl
+  bool self_on_device = true;                  //!< false: a rank's halos to itself through MPI
+  std::string precision;                       //!< float or double; jacobi2d: float, heat3d: double
+  std::string split;                           //!< jacobi2d: 1d (default) or 2d; heat3d: 3d only
+  double nu = 1.0;                             //!< heat3d
+  int mode = 1;                                //!< heat3d
+  double dt = 0;                               //!< heat3d; 0: h^2 / (8 nu)
+  double timeout_s = 60;                       //!< halo exchange bound
   double copy_bandwidth = 4.3e12;  //!< bytes/s (read + written), for the fraction printed
   std::string dump;                //!< write the global field here (rank 0)
   std::string compare;             //!< compare the global field with this file (rank 0)

@@ -51,6 +51,21 @@ int main(int argc, char** argv) {
   app.add_option("--executor", executor, "graph, streams, serial or host")
       ->check(CLI::IsMember({"graph", "streams", "serial", "host"}))
       ->capture_default_str();
+  std::string handoff = "auto";
+  app.add_option("--handoff", handoff,
+                 "graph executor: how the MPI host node is handed to the host (auto: proxy)")
+      ->check(CLI::IsMember({"auto", "host-node", "proxy"}))
+      ->capture_default_str();
+  std::string transport = "auto";
+  app.add_option("--transport", transport, "how halos travel between ranks: auto, mpi or nccl")
+      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
+      ->capture_default_str();
+  std::string self_exchange = "device";
+  app.add_option("--self-exchange", self_exchange,
+                 "a rank's halos to itself (periodic, one rank on an axis): device copy, or mpi "
+                 "(the host path, to measure it on one rank)")
+      ->check(CLI::IsMember({"device", "mpi"}))
+      ->capture_default_str();
   app.add_option("--precision", o.precision, "float or double (jacobi2d: float, heat3d: double)")
       ->check(CLI::IsMember({"float", "double"}));
   app.add_option("--split", o.split, "jacobi2d: 1d (rows over ranks) or 2d; heat3d: 3d")
@@ -88,6 +103,9 @@ int main(int argc, char** argv) {
     return app.exit(error);
   }
   o.executor = *haloflow::executor_from_string(executor);
+  o.handoff = *haloflow::handoff_from_string(handoff);
+  o.transport = *haloflow::transport_from_string(transport);
+  o.self_on_device = self_exchange == "device";
   std::optional<haloflow::MpiSession> mpi;  // outlives the handler, which may need MPI_Abort
   try {
     mpi.emplace(&argc, &argv);
