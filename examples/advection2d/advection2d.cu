@@ -320,7 +320,7 @@ bool wants_gpu(const Options& options) {
 
 // snippet-begin: main
 int main(int argc, char** argv) {
-  // Our own MPI set-up: the graph executor calls MPI from a CUDA driver thread, hence
+  // Our own MPI set-up: the graph executor calls MPI from a thread of its own, hence
   // MPI_THREAD_MULTIPLE. haloflow finalises nothing it did not initialise.
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
