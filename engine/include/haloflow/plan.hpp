@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "haloflow/argument_check.hpp"
 #include "haloflow/kernel.hpp"
 #include "haloflow/launch.hpp"
 
@@ -123,15 +124,9 @@ struct Node {
 //! `Frame::update` is checked against it at compile time.
 template <class... Params>
 struct KernelNode {
+  using parameters = std::tuple<Params...>;  //!< the parameter list, for arguments_fit
   std::size_t index = 0;  //!< position in the plan; a hint, checked against `name` before use
   std::string name;       //!< the node's name; finds it when `index` does not (e.g. in a subset)
-};
-
-//! \brief `From` converts to `To` without narrowing (so `update(node, 1)` into a double is refused
-//! at compile time rather than silently converted).
-template <class From, class To>
-concept converts_exactly = std::is_convertible_v<From, To> && requires(From&& from) {
-  To{std::forward<From>(from)};
 };
 
 //! \brief One timestep's DAG, built node by node and checked as a whole by validate() (a Frame
@@ -142,24 +137,41 @@ class FramePlan {
   explicit FramePlan(std::string name);
 
   //! \brief Adds a kernel node; `args` must convert to the kernel's parameters without
-  //! narrowing. \returns a handle for typed patching.
+  //! narrowing (checked at compile time; a mismatch names the parameter's position, its type and
+  //! the argument's, see argument_check.hpp). \returns a handle for typed patching.
   template <class... Params, class... Args>
-  requires(sizeof...(Params) == sizeof...(Args) && (converts_exactly<Args, Params> && ...))
-      KernelNode<Params...> add_kernel(NodeOptions options, KernelRef<Params...> kernel,
-                                       LaunchShape shape, Args&&... args) {
-    KernelWork work{.device_entry = kernel.device ? device_entry_address(kernel.device) : nullptr,
-                    .host = {},
-                    .shape = shape,
-                    .args = KernelArgs::make<Params...>(Params{std::forward<Args>(args)}...),
-                    .label = kernel.label};
-    if (kernel.host != nullptr) {
-      work.host = [host = kernel.host](const LaunchShape& launch, const KernelArgs& stored) {
-        std::apply([&](auto&... values) { host(launch, values...); }, stored.values<Params...>());
-      };
+  KernelNode<Params...> add_kernel(NodeOptions options, KernelRef<Params...> kernel,
+                                   LaunchShape shape, Args&&... args) {
+    if constexpr (kernel_arguments_check<std::tuple<Params...>, std::tuple<Args...>>::fit) {
+      KernelWork work{.device_entry = kernel.device ? device_entry_address(kernel.device) : nullptr,
+                      .host = {},
+                      .shape = shape,
+                      .args = KernelArgs::make<Params...>(Params{std::forward<Args>(args)}...),
+                      .label = kernel.label};
+      if (kernel.host != nullptr) {
+        work.host = [host = kernel.host](const LaunchShape& launch, const KernelArgs& stored) {
+          std::apply([&](auto&... values) { host(launch, values...); }, stored.values<Params...>());
+        };
+      }
+      std::string name = options.name;
+      const std::size_t index = append(std::move(options), std::move(work));
+      return KernelNode<Params...>{index, std::move(name)};
+    } else {
+      return {};  // not compiled: the check has already failed with its diagnosis
     }
-    std::string name = options.name;
-    const std::size_t index = append(std::move(options), std::move(work));
-    return KernelNode<Params...>{index, std::move(name)};
+  }
+  //! \brief Refuses, at compile time and saying what to do, a kernel that is not a KernelRef
+  //! (typically a `__global__` function passed as it is).
+  template <class NotAKernelRef, class... Args>
+  requires(!detail::is_kernel_ref<NotAKernelRef>) KernelNode<> add_kernel(NodeOptions,
+                                                                          NotAKernelRef,
+                                                                          LaunchShape, Args&&...) {
+    static_assert(detail::is_kernel_ref<NotAKernelRef>,
+                  "haloflow: add_kernel takes a haloflow::KernelRef, not a function: wrap a "
+                  "__global__ function as haloflow::device_kernel(&my_kernel, \"my_kernel\"), or "
+                  "write the kernel once per cell and pass "
+                  "haloflow::per_cell_kernel<MyOp, Params...>(\"my_kernel\") (per_cell.cuh).");
+    return {};
   }
 
   //! \brief Copies `bytes` from `source` to `destination`; the direction follows the views'
