@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-namespace haloflow::app {
+namespace haloflow::cases {
 namespace {
 
 std::string path_names(const Trace& trace, const std::vector<std::size_t>& path) {
@@ -27,23 +27,41 @@ std::string gap_text(const Trace& trace, const IdleGap& gap, double frame_start)
                      where);
 }
 
+// Whether the trace records several frames' plans: the tables then say whose each node is.
+bool several_plans(const Trace& trace) {
+  return std::any_of(trace.nodes.begin(), trace.nodes.end(),
+                     [&](const TraceNode& node) { return node.plan != trace.nodes.front().plan; });
+}
+
 }  // namespace
 
 std::string format_overlap(const Trace& trace, const OverlapReport& report) {
+  const bool plans = several_plans(trace) && !trace.nodes.empty();
   std::size_t width = 4;
-  for (const TraceNode& node : trace.nodes) width = std::max(width, node.name.size());
-  std::string text =
-      fmt::format("{:<{}} {:<13} {:<6} {:>5} {:>10} {:>10} {:>10} {:>10}\n", "node", width, "lane",
-                  "kind", "runs", "median us", "min us", "p90 us", "max us");
-  for (const NodeStats& stats : report.nodes) {
-    const TraceNode& node = trace.nodes.at(stats.node);
-    text += fmt::format("{:<{}} {:<13} {:<6} {:>5} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}\n",
-                        node.name, width, to_string(node.lane), to_string(node.kind), stats.runs,
-                        stats.median_us, stats.min_us, stats.p90_us, stats.max_us);
+  std::size_t plan_width = 4;
+  for (const TraceNode& node : trace.nodes) {
+    width = std::max(width, node.name.size());
+    plan_width = std::max(plan_width, node.plan.size());
   }
+  const auto plan_cell = [&](const std::string& plan) {
+    return plans ? fmt::format("{:<{}} ", plan, plan_width) : std::string();
+  };
+  std::string text =
+      fmt::format("{}{:<{}} {:<13} {:<6} {:>5} {:>10} {:>10} {:>10} {:>10}\n", plan_cell("plan"),
+                  "node", width, "lane", "kind", "runs", "median us", "min us", "p90 us", "max us");
   for (const NodeStats& stats : report.nodes) {
     const TraceNode& node = trace.nodes.at(stats.node);
-    if (stats.runs != static_cast<int>(trace.frames.size()) && node.kind != NodeKind::empty) {
+    text += fmt::format("{}{:<{}} {:<13} {:<6} {:>5} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}\n",
+                        plan_cell(node.plan), node.name, width, to_string(node.lane),
+                        to_string(node.kind), stats.runs, stats.median_us, stats.min_us,
+                        stats.p90_us, stats.max_us);
+  }
+  // A frame's node that missed frames lost records. With several frames a recorded frame (a
+  // step) runs some of them, so a node of one of them may rightly miss frames.
+  for (const NodeStats& stats : report.nodes) {
+    const TraceNode& node = trace.nodes.at(stats.node);
+    if (!plans && stats.runs != static_cast<int>(trace.frames.size()) &&
+        node.kind != NodeKind::empty) {
       text += fmt::format("warning: node '{}' was recorded {} times in {} frames\n", node.name,
                           stats.runs, trace.frames.size());
     }
@@ -90,6 +108,7 @@ nlohmann::json overlap_to_json(const Trace& trace, const OverlapReport& report) 
   for (const NodeStats& stats : report.nodes) {
     const TraceNode& node = trace.nodes.at(stats.node);
     nodes.push_back({{"name", node.name},
+                     {"plan", node.plan},
                      {"lane", std::string(to_string(node.lane))},
                      {"kind", std::string(to_string(node.kind))},
                      {"runs", stats.runs},
@@ -151,4 +170,4 @@ nlohmann::json overlap_to_json(const Trace& trace, const OverlapReport& report) 
           {"frames", std::move(frames)}};
 }
 
-}  // namespace haloflow::app
+}  // namespace haloflow::cases

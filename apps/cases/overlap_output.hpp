@@ -8,7 +8,7 @@
 #include "haloflow/trace.hpp"
 #include "haloflow/trace_report.hpp"
 
-namespace haloflow::app {
+namespace haloflow::cases {
 
 //! The node table (median and spread of each node's duration), one line per frame (spans,
 //! concurrent time, hidden fraction, critical path, GPU idle time), and the median frame's
@@ -19,4 +19,4 @@ namespace haloflow::app {
 //! microseconds, gap times from the frame's start.
 [[nodiscard]] nlohmann::json overlap_to_json(const Trace& trace, const OverlapReport& report);
 
-}  // namespace haloflow::app
+}  // namespace haloflow::cases

@@ -1,284 +1,229 @@
-// haloflow run and haloflow validate: reading a case on every rank, running it into a run
-// directory (the seed case compared across executors, or a model with its outputs).
+// haloflow run and haloflow validate: the case read on every rank, the executors chosen, the run
+// directory prepared, the model run with the case's outputs, and the result's views written.
+
+#include "run_case.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <memory>
-#include <optional>
-#include <sstream>
 
 #include "case_file.hpp"
-#include "checkpoint.hpp"
-#include "commands.hpp"
-#include "driver.hpp"
+#include "checkpoints.hpp"
+#include "collective.hpp"
+#include "executors.hpp"
+#include "field_outputs.hpp"
 #include "haloflow/device.hpp"
-#include "haloflow/error.hpp"
-#include "haloflow/mpi_session.hpp"
 #include "haloflow/ranks.hpp"
-#include "haloflow/version.hpp"
-#include "model_run.hpp"
 #include "output_files.hpp"
-#include "png_output.hpp"
-#include "replay.hpp"
+#include "raw_field.hpp"
 #include "run_output.hpp"
-#include "seed_case.hpp"
-#include "vtk_output.hpp"
 
-namespace haloflow::app {
+namespace haloflow::cases {
 namespace {
 
-using haloflow::ExecutorKind;
-
-// Rank 0 reads the case file and broadcasts its text (or why it could not be read), so that
-// every rank runs the same case.
-std::string read_case_everywhere(const std::string& path, const haloflow::MpiSession& mpi) {
-  std::string text;
-  int failed = 0;
-  if (mpi.world_rank() == 0) {
-    try {
-      text = haloflow::app::read_case_text(path);
-    } catch (const haloflow::Error& error) {
-      text = error.what();
-      failed = 1;
-    }
-  }
-  if (mpi.world_size() > 1) {
-    unsigned long long length = text.size();
-    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    text.resize(length);
-    for (unsigned long long sent = 0; sent < length;) {
-      const int chunk = static_cast<int>(std::min<unsigned long long>(length - sent, 1 << 30));
-      MPI_Bcast(text.data() + sent, chunk, MPI_CHAR, 0, MPI_COMM_WORLD);
-      sent += static_cast<unsigned long long>(chunk);
-    }
-  }
-  if (failed != 0) throw CollectiveError(text);
-  return text;
-}
-
-haloflow::app::CaseFile parse_everywhere(const std::string& path,
-                                         const haloflow::app::CaseLimits& limits,
-                                         const haloflow::MpiSession& mpi) {
-  const auto text = read_case_everywhere(path, mpi);
-  try {
-    return haloflow::app::parse_case(text, path, limits);
-  } catch (const haloflow::Error& error) {
-    throw CollectiveError(error.what());
-  }
-}
-
-double default_memory_gib(const std::optional<haloflow::DeviceInfo>& device) {
+double memory_gib(const std::optional<DeviceInfo>& device) {
   return device ? device->memory_gib : 16.0;
 }
 
-// The executors to run: the case's list, narrowed by --executor, limited to what this machine
-// can run (saying so, never silently).
-std::vector<ExecutorKind> choose_executors(const haloflow::app::SeedCase& seed,
-                                           const std::string& requested, bool have_gpu) {
-  std::vector<ExecutorKind> chosen;
-  if (requested == "auto") {
-    chosen = {have_gpu ? ExecutorKind::graph : ExecutorKind::host};
-    std::puts(have_gpu ? "haloflow: executor auto: a CUDA device is present: graph"
-                       : "haloflow: executor auto: no CUDA device found: host");
-  } else if (requested == "all") {
-    for (const auto kind : seed.executors) {
-      if (have_gpu || kind == ExecutorKind::host) chosen.push_back(kind);
-    }
-    if (!have_gpu) {
-      std::puts("haloflow: no CUDA device found: running the host executor only");
-      if (chosen.empty()) chosen = {ExecutorKind::host};
-    }
-  } else {
-    const auto kind = *haloflow::executor_from_string(requested);
-    if (!have_gpu && kind != ExecutorKind::host) {
-      throw haloflow::Error(fmt::format(
-          "--executor {}: no CUDA device found on this machine; use --executor host or auto",
-          requested));
-    }
-    chosen = {kind};
-  }
-  return chosen;
-}
-
-// Refuses to replace a file the user already has, unless told to.
-void write_new_file(const std::string& path, const std::string& text, bool force) {
-  haloflow::app::write_output_file(path, text, force);
-}
-
-// Every rank agrees on whether the run directory may be used: rank 0 decides.
-void prepare_out_everywhere(const std::filesystem::path& out, bool force,
-                            const haloflow::MpiSession& mpi) {
-  std::string refusal;
-  if (mpi.world_rank() == 0) {
-    try {
-      haloflow::app::prepare_run_directory(out, force);
-    } catch (const haloflow::Error& error) {
-      refusal = error.what();
-    }
-  }
-  int failed = refusal.empty() ? 0 : 1;
-  if (mpi.world_size() > 1) MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (failed != 0) throw CollectiveError(refusal);
-}
-
-}  // namespace
-
-nlohmann::json versions() {
-  return {{"haloflow", haloflow::version},
-          {"fmt", FMT_VERSION},
-          {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR,
-                                        NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)}};
-}
-
-int run_case(const RunOptions& options, const haloflow::MpiSession& mpi) {
-  const auto device = haloflow::current_device();
-  const haloflow::app::CaseLimits limits{.ranks = mpi.world_size(),
-                                         .memory_gib = default_memory_gib(device)};
-  auto c = parse_everywhere(options.case_path, limits, mpi);
-  const bool seed_model = c.model == "seed";
-  // Flags override the case's fields.
-  const int length = options.steps > 0 ? options.steps : options.frames;
+// The command line's overrides, laid on the case document before it is read, so that the one
+// reader checks them as it checks the case. Flags that do not apply to the case's model are left
+// out, as they always were (issue 15 makes them errors).
+void apply_flags(const RunFlags& flags, nlohmann::json& root) {
+  if (!root.is_object() || !root.contains("model") || !root["model"].is_string()) return;
+  const auto model = models::make_model(root["model"].get<std::string>());
+  if (!model) return;
+  if (root.contains("run") && !root["run"].is_object()) return;
+  nlohmann::json& run = root["run"];
+  if (run.is_null()) run = nlohmann::json::object();
+  const int length = flags.steps > 0 ? flags.steps : flags.frames;
   if (length > 0) {
-    c.seed.frames = length;
-    c.seed.host_frames = length;
-    c.run.steps = length;
+    for (const auto& key : model->length_keys()) run[key] = length;
   }
-  if (!options.executor.empty()) c.run.executor = options.executor;
-  if (options.vtk) c.run.vtk = true;
-  if (options.png) c.run.png = true;
-  if (options.checkpoint_every >= 0) c.run.checkpoint_every = options.checkpoint_every;
-  if (options.output_every >= 0) c.run.output_every = options.output_every;
-  if (!options.out.empty()) {
-    c.run.output = options.out;
-    c.run.output_given = true;
+  if (!flags.executor.empty()) run["executor"] = flags.executor;
+  if (!flags.out.empty()) run["output"] = flags.out;
+  if (model->steps_in_time()) {
+    if (flags.vtk) run["vtk"] = true;
+    if (flags.png) run["png"] = true;
+    if (flags.checkpoint_every >= 0) run["checkpoint_every"] = flags.checkpoint_every;
+    if (flags.output_every >= 0) run["output_every"] = flags.output_every;
   }
-  // The default directory is never reused: a later run of the same case gets runs/NAME.2, .3, ...
-  // A directory the user named (--out, run.output) is refused when it exists, unless --force.
-  if (!c.run.output_given && !options.force && mpi.world_rank() == 0) {
+  if (!flags.handoff.empty() || !flags.transport.empty()) {
+    if (root.contains("exchange") && !root["exchange"].is_object()) return;
+    nlohmann::json& exchange = root["exchange"];
+    if (!flags.handoff.empty()) exchange["handoff"] = flags.handoff;
+    if (!flags.transport.empty()) exchange["transport"] = flags.transport;
+  }
+}
+
+// The default directory is never reused: a later run of the same case gets runs/NAME.2, .3, ...
+// Rank 0 looks, every rank takes its answer.
+void choose_run_directory(CaseFile& c, bool force, const MpiSession& mpi) {
+  if (c.run.output_given || force) return;
+  if (mpi.world_rank() == 0) {
     const std::string base = c.run.output;
     for (int n = 2; std::filesystem::exists(c.run.output); ++n) {
       c.run.output = fmt::format("{}.{}", base, n);
     }
   }
+  unsigned long long length = c.run.output.size();
+  HALOFLOW_MPI(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD),
+               "the run directory");
+  c.run.output.resize(length);
+  HALOFLOW_MPI(
+      MPI_Bcast(c.run.output.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD),
+      "the run directory");
+}
+
+// Writes the plans of every frame a run builds as Graphviz DOT (--dot), rank 0.
+class DotWriter final : public models::StepObserver {
+ public:
+  DotWriter(std::string path, bool force) : path_(std::move(path)), force_(force) {}
+  void frames_ready(const std::vector<Frame*>& frames) override {
+    std::string text;
+    for (const Frame* frame : frames) text += frame->plan().to_dot();
+    outputs::write_output_file(path_, text, {.replace = force_});
+  }
+  void step_begins(int /*step*/) override {}
+  void step_ends(int /*step*/) override {}
+
+ private:
+  std::string path_;
+  bool force_;
+};
+
+// The options of the run on the i-th executor: the first is the run (outputs, checkpoints,
+// restart, the dump's gather, --dot), the others time the same steps.
+struct RunPlan {
+  const CaseFile& c;
+  const ExecutorChoice& choice;
+  const MpiSession& mpi;
+  models::RunOptions first;
+  std::vector<std::unique_ptr<outputs::Progress>> progress;
+  std::unique_ptr<DotWriter> dot;
+
+  models::RunOptions options(std::size_t i) {
+    const ExecutorKind executor = choice.executors[i];
+    models::RunOptions o = i == 0 ? first : models::RunOptions{};
+    o.executor = executor;
+    o.steps = c.run.steps;
+    o.warmup = c.run.warmup;
+    o.handoff = c.exchange.handoff;
+    o.transport = c.exchange.transport;
+    // The hidden fraction costs a few dozen extra frames before the warm-up; GPU executors only.
+    o.measure_overlap = executor != ExecutorKind::host;
+    o.progress_every = c.run.progress_every;
+    const bool root = mpi.world_rank() == 0;
+    const std::string what = !c.model->steps_in_time() ? "frames"
+                             : choice.executors.size() > 1
+                                 ? fmt::format("steps ({})", to_string(executor))
+                                 : std::string("steps");
+    progress.push_back(std::make_unique<outputs::Progress>(what, c.run.progress_every, root, stdout,
+                                                           o.restart_step));
+    if (root) {
+      outputs::Progress* line = progress.back().get();
+      o.progress = [line](int done, int total) { line->update(done, total); };
+    }
+    if (i == 0 && dot && root) o.observer = dot.get();
+    return o;
+  }
+};
+
+void print_device(const std::optional<DeviceInfo>& device) {
+  if (!device) return;
+  fmt::print("device {}: {} ({} SMs, {:.0f} GiB, stream priorities {} (low) to {} (high))\n",
+             device->ordinal, device->name, device->multiprocessors, device->memory_gib,
+             device->priority_lowest, device->priority_highest);
+}
+
+}  // namespace
+
+int run_case(const RunFlags& flags, const MpiSession& mpi) {
   const bool root = mpi.world_rank() == 0;
-  // A model runs one executor, or with "all" each GPU executor in turn (the first one's run
-  // writes the outputs; the others are timed for the comparison).
-  std::vector<ExecutorKind> model_executors;
-  ExecutorKind model_executor = ExecutorKind::host;
-  if (!seed_model) {
-    const auto placement = haloflow::place_rank_on_device(MPI_COMM_WORLD);
-    const bool have_gpu = placement.device >= 0;
-    if (c.run.executor == "all") {
-      model_executors =
-          have_gpu ? std::vector{ExecutorKind::graph, ExecutorKind::streams, ExecutorKind::serial}
-                   : std::vector{ExecutorKind::host};
-      model_executor = model_executors.front();
-      if (root) {
-        std::puts(have_gpu ? "haloflow: executor all: graph, streams and serial in turn"
-                           : "haloflow: executor all: no CUDA device found: host only");
-      }
-    } else if (c.run.executor == "auto") {
-      model_executor = have_gpu ? ExecutorKind::graph : ExecutorKind::host;
-      if (root) {
-        std::puts(have_gpu ? "haloflow: executor auto: a CUDA device is present: graph"
-                           : "haloflow: executor auto: no CUDA device found: host");
-      }
-    } else {
-      model_executor = *haloflow::executor_from_string(c.run.executor);
-      if (!have_gpu && model_executor != ExecutorKind::host) {
-        throw CollectiveError(fmt::format(
-            "--executor {}: no CUDA device found on this machine; use --executor host or auto",
-            c.run.executor));
-      }
-    }
-    if (model_executors.empty()) {
-      model_executors = {model_executor};
-      c.run.executor = haloflow::to_string(model_executor);
-    }
-    if (c.run.warmup < 0) c.run.warmup = model_executor == ExecutorKind::host ? 0 : 10;
+  const RankPlacement placement = place_rank_on_device(MPI_COMM_WORLD);
+  const bool have_gpu = placement.device >= 0;
+  const auto device = current_device();
+  const MachineLimits limits{.ranks = mpi.world_size(), .memory_gib = memory_gib(device)};
+  CaseFile c = read_case_everywhere(flags.case_path, limits, mpi, [&](nlohmann::json& root_json) {
+    apply_flags(flags, root_json);
+  });
+  choose_run_directory(c, flags.force, mpi);
+
+  ExecutorChoice choice;
+  try {
+    choice = choose_executors(c.run.executor, *c.model, have_gpu);
+  } catch (const Error& error) {
+    throw CollectiveError(error.what());
   }
+  if (root && !choice.note.empty()) std::puts(choice.note.c_str());
+  if (c.model->steps_in_time()) {
+    if (c.run.warmup < 0) c.run.warmup = models::default_warmup(choice.executors.front());
+    if (choice.executors.size() == 1) c.run.executor = to_string(choice.executors.front());
+  }
+
   const std::filesystem::path out = c.run.output;
+  on_root_everywhere(mpi, [&] {
+    if (!flags.json_path.empty()) outputs::refuse_existing(flags.json_path, flags.force);
+    if (!flags.dot_path.empty()) outputs::refuse_existing(flags.dot_path, flags.force);
+    outputs::prepare_run_directory(out, flags.force);
+  });
   if (root) {
-    if (!options.json_path.empty())
-      haloflow::app::refuse_existing(options.json_path, options.force);
-    if (!options.dot_path.empty()) haloflow::app::refuse_existing(options.dot_path, options.force);
-  }
-  prepare_out_everywhere(out, options.force, mpi);
-  if (root) {
-    write_new_file((out / "case.resolved.json").string(), c.resolved().dump(2) + "\n", true);
-    if (device) {
-      fmt::print("device {}: {} ({} SMs, {:.0f} GiB, stream priorities {} (low) to {} (high))\n",
-                 device->ordinal, device->name, device->multiprocessors, device->memory_gib,
-                 device->priority_lowest, device->priority_highest);
-    }
+    outputs::write_output_file(out / "case.resolved.json", c.resolved().dump(2) + "\n",
+                               {.replace = true});
+    print_device(device);
     std::fflush(stdout);
   }
   nlohmann::json results = {
       {"case", c.name},
-      {"model", c.model},
+      {"model", c.model->name()},
       {"ranks", mpi.world_size()},
-      {"versions", versions()},
-      {"machine", haloflow::app::machine_description(device ? device->name : "none")}};
-  if (!seed_model) {
-    const int status = run_model(c, options, model_executors, out, mpi, results);
-    if (root) {
-      write_new_file((out / "results.json").string(), results.dump(2) + "\n", true);
-      fmt::print("wrote {}\n", (out / "results.json").string());
+      {"versions", outputs::versions()},
+      {"machine", outputs::machine_description(device ? device->name : "none")}};
+
+  RunPlan plan{.c = c, .choice = choice, .mpi = mpi, .first = {}, .progress = {}, .dot = nullptr};
+  if (!flags.dot_path.empty()) plan.dot = std::make_unique<DotWriter>(flags.dot_path, flags.force);
+  if (c.model->steps_in_time()) {
+    add_field_outputs(c, out, mpi, plan.first, results);
+    plan.first.gather = !flags.dump.empty();
+    set_up_checkpoints(c, flags.restart, out, mpi, plan.first, results);
+  }
+  const models::RunRequest request{.executors = choice.executors,
+                                   .options = [&plan](std::size_t i) { return plan.options(i); }};
+  const auto result = c.model->run(request, MPI_COMM_WORLD);
+
+  const models::ReportOptions report_options;
+  if (root) {
+    const std::string report = result->report(report_options);
+    std::fputs(report.c_str(), stdout);
+    result->add_to(results, report_options);
+    if (c.model->steps_in_time()) {
+      outputs::write_output_file(out / "model_output.txt", report, {.replace = true});
+      results["model"]["report_file"] = "model_output.txt";
     }
-    return status;
-  }
-  auto& seed = c.seed;
-  if (!options.dot_path.empty()) {
-    const auto frame = haloflow::app::build_seed_frame(
-        seed, device ? haloflow::Backend::cuda : haloflow::Backend::cpu);
-    write_new_file(options.dot_path, frame.plan.to_dot(), options.force);
-  }
-  std::fflush(stdout);
-  haloflow::app::Progress progress("frames", c.run.progress_every, root);
-  const auto reports =
-      haloflow::app::measure_seed(seed, choose_executors(seed, c.run.executor, device.has_value()),
-                                  [&](long done, long total) { progress.update(done, total); });
-  std::fputs(haloflow::app::format_reports(seed, reports).c_str(), stdout);
-  auto comparison = haloflow::app::reports_to_json(seed, reports);
-  comparison["device"] = device ? device->name : "none (host executor)";
-  comparison["haloflow_version"] = haloflow::version;
-  results["executor_comparison"] = comparison;
-  write_new_file((out / "results.json").string(), results.dump(2) + "\n", true);
-  fmt::print("wrote {}\n", (out / "results.json").string());
-  if (!options.json_path.empty()) {
-    write_new_file(options.json_path, comparison.dump(2) + "\n", options.force);
-  }
-  for (const auto& report : reports) {
-    if (!(report.max_error <= 1e-12)) {
-      throw haloflow::Error(
-          fmt::format("executor {} produced a grid that differs from the host reference by {:.3e}",
-                      haloflow::to_string(report.executor), report.max_error));
+    if (!flags.dump.empty() && c.model->steps_in_time())
+      fmt::print("{}\n", outputs::write_field_dump(flags.dump, result->field()));
+    outputs::write_output_file(out / "results.json", results.dump(2) + "\n", {.replace = true});
+    fmt::print("wrote {}\n", (out / "results.json").string());
+    if (!flags.json_path.empty()) {
+      const nlohmann::json& comparison =
+          results.contains("executor_comparison") ? results["executor_comparison"] : results;
+      outputs::write_output_file(flags.json_path, comparison.dump(2) + "\n",
+                                 {.replace = flags.force});
     }
   }
+  if (const std::string failure = result->failure(); !failure.empty()) throw Error(failure);
   return 0;
 }
 
-int validate_case(const ValidateOptions& options, const haloflow::MpiSession& mpi) {
-  haloflow::app::CaseLimits limits{.ranks = options.ranks > 0 ? options.ranks : mpi.world_size(),
-                                   .memory_gib = options.memory_gib};
-  if (limits.memory_gib <= 0) limits.memory_gib = default_memory_gib(haloflow::current_device());
-  const auto c = parse_everywhere(options.case_path, limits, mpi);
-  if (mpi.world_rank() == 0) {
-    fmt::print("ok: {}: {}\n", options.case_path, c.summary(limits));
-  }
+int validate_case(const ValidateFlags& flags, const MpiSession& mpi) {
+  MachineLimits limits{.ranks = flags.ranks > 0 ? flags.ranks : mpi.world_size(),
+                       .memory_gib = flags.memory_gib};
+  if (limits.memory_gib <= 0) limits.memory_gib = memory_gib(current_device());
+  const CaseFile c = read_case_everywhere(flags.case_path, limits, mpi);
+  if (mpi.world_rank() == 0) fmt::print("ok: {}: {}\n", flags.case_path, c.summary(limits));
   return 0;
 }
 
-}  // namespace haloflow::app
+}  // namespace haloflow::cases

@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "haloflow/error.hpp"
-#include "spelling.hpp"
+#include "haloflow/spelling.hpp"
 
-namespace haloflow::app {
+namespace haloflow::input {
 namespace {
 
 std::string key_of(const std::string& pointer) {
@@ -50,7 +50,7 @@ void JsonFields::only_keys(const nlohmann::json& object, const std::string& poin
                            const std::vector<std::string>& allowed) {
   for (const auto& [key, value] : object.items()) {
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    const auto hint = detail::closest_match(key, allowed);
+    const auto hint = closest_match(key, allowed);
     report(pointer + "/" + key, fmt::format("unknown key{}; allowed here: {}",
                                             hint ? fmt::format(" (did you mean '{}'?)", *hint) : "",
                                             fmt::join(allowed, ", ")));
@@ -103,6 +103,16 @@ std::string JsonFields::text(const nlohmann::json& object, const std::string& po
   return value->get<std::string>();
 }
 
+bool JsonFields::boolean(const nlohmann::json& object, const std::string& pointer, bool fallback) {
+  const auto* value = field(object, pointer);
+  if (value == nullptr) return fallback;
+  if (!value->is_boolean()) {
+    report(pointer, fmt::format("{} is not allowed; expected true or false", shown(*value)));
+    return fallback;
+  }
+  return value->get<bool>();
+}
+
 std::string JsonFields::choice(const nlohmann::json& value, const std::string& pointer,
                                const std::vector<std::string>& allowed) {
   if (value.is_string() &&
@@ -110,7 +120,7 @@ std::string JsonFields::choice(const nlohmann::json& value, const std::string& p
     return value.get<std::string>();
   }
   const auto hint =
-      value.is_string() ? detail::closest_match(value.get<std::string>(), allowed) : std::nullopt;
+      value.is_string() ? closest_match(value.get<std::string>(), allowed) : std::nullopt;
   report(pointer, fmt::format("{} is not allowed; expected one of {}{}", shown(value),
                               fmt::join(allowed, ", "),
                               hint ? fmt::format(" (did you mean '{}'?)", *hint) : ""));
@@ -125,4 +135,4 @@ void JsonFields::throw_if_any() const {
   throw Error(message);
 }
 
-}  // namespace haloflow::app
+}  // namespace haloflow::input

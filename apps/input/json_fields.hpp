@@ -1,6 +1,7 @@
 #pragma once
-// Reading case-file fields with errors that name the field (as a JSON pointer), the value and
-// what is allowed. Every problem is collected, so a user sees all of them at once.
+// Reading the fields of a JSON document (a case file, or a command line laid out as one) with
+// errors that name the field (as a JSON pointer), the value and what is allowed. Every problem is
+// collected, so a user sees all of them at once.
 
 #include <nlohmann/json.hpp>
 
@@ -9,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace haloflow::app {
+namespace haloflow::input {
 
 class JsonFields {
  public:
@@ -27,6 +28,8 @@ class JsonFields {
   double number(const nlohmann::json& object, const std::string& pointer, double fallback,
                 double minimum, double maximum);
   std::string text(const nlohmann::json& object, const std::string& pointer, std::string fallback);
+  //! true or false.
+  bool boolean(const nlohmann::json& object, const std::string& pointer, bool fallback);
   //! A string that must be one of `allowed`.
   std::string choice(const nlohmann::json& value, const std::string& pointer,
                      const std::vector<std::string>& allowed);
@@ -44,4 +47,4 @@ class JsonFields {
   std::vector<std::string> problems_;
 };
 
-}  // namespace haloflow::app
+}  // namespace haloflow::input

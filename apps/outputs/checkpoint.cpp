@@ -11,8 +11,9 @@
 #include <regex>
 
 #include "haloflow/error.hpp"
+#include "output_files.hpp"
 
-namespace haloflow::app {
+namespace haloflow::outputs {
 namespace {
 
 constexpr std::array<char, 8> kMagic{'H', 'F', 'L', 'O', 'W', 'C', 'K', 'P'};
@@ -70,28 +71,8 @@ Header parse_header(const std::vector<unsigned char>& bytes) {
   return h;
 }
 
-// Temporary file, fflush + fsync, rename: a reader sees the old file or the whole new one.
-void write_atomically(const std::filesystem::path& path,
-                      const std::vector<std::vector<unsigned char>>& parts) {
-  const std::filesystem::path temporary = path.string() + ".tmp";
-  std::FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (file == nullptr) {
-    throw Error(fmt::format("{}: cannot be written: {}", temporary.string(), std::strerror(errno)));
-  }
-  bool ok = true;
-  for (const auto& part : parts) {
-    ok = ok && std::fwrite(part.data(), 1, part.size(), file) == part.size();
-  }
-  ok = ok && std::fflush(file) == 0 && fsync(fileno(file)) == 0;
-  ok = std::fclose(file) == 0 && ok;
-  if (!ok) {
-    std::remove(temporary.c_str());
-    throw Error(fmt::format("{}: could not be written and flushed to disk", temporary.string()));
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    throw Error(fmt::format("{}: cannot be renamed to {}: {}", temporary.string(), path.string(),
-                            std::strerror(errno)));
-  }
+std::string_view bytes_of(const std::vector<unsigned char>& bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
 }  // namespace
@@ -121,13 +102,15 @@ void write_checkpoint(const std::filesystem::path& directory, const CheckpointKe
   h.step = static_cast<std::uint64_t>(key.step);
   h.count = payload.size();
   h.checksum = fnv1a64(payload.data(), payload.size());
-  write_atomically(checkpoint_file(directory, key.step, key.rank), {header_bytes(h), payload});
+  const std::vector<unsigned char> header = header_bytes(h);
+  write_output_file(checkpoint_file(directory, key.step, key.rank),
+                    {bytes_of(header), bytes_of(payload)}, {.replace = true, .durable = true});
 }
 
 void mark_checkpoint_complete(const std::filesystem::path& directory, int step, int ranks) {
   const std::string text = fmt::format("step {} complete: {} rank files\n", step, ranks);
-  write_atomically(directory / fmt::format("step_{:08d}.complete", step),
-                   {std::vector<unsigned char>(text.begin(), text.end())});
+  write_output_file(directory / fmt::format("step_{:08d}.complete", step), text,
+                    {.replace = true, .durable = true});
 }
 
 int newest_complete_checkpoint(const std::filesystem::path& directory) {
@@ -205,4 +188,4 @@ std::vector<unsigned char> read_checkpoint(const std::filesystem::path& director
   return {bytes.begin() + static_cast<std::ptrdiff_t>(kHeaderBytes), bytes.end()};
 }
 
-}  // namespace haloflow::app
+}  // namespace haloflow::outputs

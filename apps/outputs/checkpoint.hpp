@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace haloflow::app {
+namespace haloflow::outputs {
 
 //! FNV-1a 64 of `size` bytes, continuing `hash`.
 std::uint64_t fnv1a64(const void* data, std::size_t size,
@@ -40,4 +40,4 @@ int newest_complete_checkpoint(const std::filesystem::path& directory);
 std::vector<unsigned char> read_checkpoint(const std::filesystem::path& directory,
                                            const CheckpointKey& key);
 
-}  // namespace haloflow::app
+}  // namespace haloflow::outputs

@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fstream>
+#include <string_view>
 
 #include "haloflow/error.hpp"
+#include "output_files.hpp"
 
-namespace haloflow::app {
+namespace haloflow::outputs {
 namespace {
 
 constexpr int kMargin = 10;
@@ -228,11 +229,9 @@ std::vector<std::uint8_t> encode_png(const Picture& picture) {
 
 void write_png(const std::string& path, const Picture& picture) {
   const auto bytes = encode_png(picture);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) throw Error(fmt::format("{}: cannot be written", path));
+  write_output_file(path,
+                    std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                    {.replace = true});  // inside the run directory
 }
 
-}  // namespace haloflow::app
+}  // namespace haloflow::outputs

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace haloflow::app {
+namespace haloflow::outputs {
 
 //! An RGB picture, 8 bits per channel, row 0 at the top.
 struct Picture {
@@ -45,4 +45,4 @@ std::vector<std::uint8_t> encode_png(const Picture& picture);
 //! Writes encode_png(picture) to `path`. \throws Error naming the file.
 void write_png(const std::string& path, const Picture& picture);
 
-}  // namespace haloflow::app
+}  // namespace haloflow::outputs

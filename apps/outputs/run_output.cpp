@@ -8,8 +8,9 @@
 #include <ctime>
 
 #include "haloflow/error.hpp"
+#include "haloflow/version.hpp"
 
-namespace haloflow::app {
+namespace haloflow::outputs {
 
 void prepare_run_directory(const std::filesystem::path& directory, bool force) {
   std::error_code error;
@@ -31,6 +32,13 @@ void prepare_run_directory(const std::filesystem::path& directory, bool force) {
     throw Error(fmt::format("run directory {}: cannot be created: {}", directory.string(),
                             error.message()));
   }
+}
+
+nlohmann::json versions() {
+  return {{"haloflow", haloflow::version},
+          {"fmt", FMT_VERSION},
+          {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR,
+                                        NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)}};
 }
 
 nlohmann::json machine_description(const std::string& device_name) {
@@ -76,4 +84,4 @@ void Progress::update(long done, long total) {
   std::fflush(to_);
 }
 
-}  // namespace haloflow::app
+}  // namespace haloflow::outputs

@@ -9,11 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
-namespace haloflow::app {
+namespace haloflow::outputs {
 
 //! \throws Error when `directory` exists (or is not a directory) and `force` is false; nothing is
 //! written then. Otherwise creates it (and its parents).
 void prepare_run_directory(const std::filesystem::path& directory, bool force);
+
+//! The versions of haloflow and the libraries it was built with, for results.json and info.
+nlohmann::json versions();
 
 //! hostname, device name (or "none"), date (UTC, ISO 8601), MPI library.
 nlohmann::json machine_description(const std::string& device_name);
@@ -37,4 +40,4 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
-}  // namespace haloflow::app
+}  // namespace haloflow::outputs

@@ -4,13 +4,13 @@
 
 #include <array>
 #include <cstdint>
-#include <fstream>
 #include <vector>
 
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
+#include "output_files.hpp"
 
-namespace haloflow::app {
+namespace haloflow::outputs {
 namespace {
 
 using Extent = std::array<long long, 6>;
@@ -42,10 +42,7 @@ std::string file_stem(const std::string& name, int step) {
 }
 
 void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw Error(fmt::format("{}: cannot be written", path.string()));
+  write_output_file(path, text, {.replace = true});  // inside the run directory
 }
 
 }  // namespace
@@ -132,4 +129,4 @@ void write_vtk(const std::filesystem::path& directory, const std::string& name,
   write_text(directory / (stem + ".pvti"), text);
 }
 
-}  // namespace haloflow::app
+}  // namespace haloflow::outputs

@@ -9,7 +9,7 @@
 
 #include "run_options.hpp"
 
-namespace haloflow::app {
+namespace haloflow::outputs {
 
 //! The .vti of one rank's piece (ASCII cell data, one DataArray per component).
 std::string vti_text(const haloflow::models::OwnedField& field);
@@ -20,4 +20,4 @@ std::string vti_text(const haloflow::models::OwnedField& field);
 void write_vtk(const std::filesystem::path& directory, const std::string& name,
                const haloflow::models::OwnedField& field, MPI_Comm communicator);
 
-}  // namespace haloflow::app
+}  // namespace haloflow::outputs

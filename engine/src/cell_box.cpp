@@ -1,4 +1,4 @@
-#include "cell_boxes.hpp"
+#include "haloflow/cell_box.hpp"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,9 @@
 
 #include "haloflow/error.hpp"
 
-namespace haloflow::models {
+namespace haloflow {
 
-kernels::CellBox cell_box(const Box& box, const FieldLayout& layout) {
+CellBox cell_box(const Box& box, const FieldLayout& layout) {
   const Index3 extent = layout.extent();
   return {.x0 = box.lo[0],
           .y0 = box.lo[1],
@@ -25,7 +25,7 @@ CellSplit split_update(const Box& update, const FieldLayout& layout, const Stenc
   return split_box(update, split_owned_cells(layout, stencil).interior);
 }
 
-LaunchShape box_launch(const kernels::CellBox& box, unsigned rows_per_thread, unsigned width) {
+LaunchShape box_launch(const CellBox& box, unsigned rows_per_thread, unsigned width) {
   if (width != 32 && width != 64 && width != 128 && width != 256) {
     throw Error(fmt::format(
         "box_launch: a block width of {} is not allowed; expected 32, 64, 128 or 256", width));
@@ -53,4 +53,4 @@ LaunchShape box_launch(const kernels::CellBox& box, unsigned rows_per_thread, un
                      .block = {width, height, 1}};
 }
 
-}  // namespace haloflow::models
+}  // namespace haloflow

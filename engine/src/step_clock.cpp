@@ -1,15 +1,18 @@
-#include "step_clock.hpp"
+#include "haloflow/step_clock.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <deque>
 #include <utility>
 
 #include "cuda_check.hpp"
+#include "haloflow/mpi_session.hpp"
+#include "haloflow/overlap.hpp"
 
-namespace haloflow::models {
+namespace haloflow {
 
 namespace {
 constexpr int kMostMarkedSteps = 4096;
@@ -132,4 +135,34 @@ std::vector<double> StepClock::step_seconds() const {
   return seconds;
 }
 
-}  // namespace haloflow::models
+StepTimes summarize_steps(const std::vector<double>& step_seconds, int steps, double total_s) {
+  const auto quantile = [&](double fraction) { return percentile(step_seconds, fraction); };
+  return StepTimes{.steps = steps,
+                   .median_step_s = median(step_seconds),
+                   .min_step_s = quantile(0.0),
+                   .p10_step_s = quantile(0.1),
+                   .p90_step_s = quantile(0.9),
+                   .p99_step_s = quantile(0.99),
+                   .max_step_s = quantile(1.0),
+                   .total_s = total_s};
+}
+
+StepTimes slowest_rank(const StepTimes& mine, MPI_Comm communicator) {
+  const std::array<double, 7> figures = {mine.median_step_s, mine.min_step_s, mine.p10_step_s,
+                                         mine.p90_step_s,    mine.p99_step_s, mine.max_step_s,
+                                         mine.total_s};
+  std::array<double, 7> slowest{};
+  HALOFLOW_MPI(MPI_Allreduce(figures.data(), slowest.data(), static_cast<int>(figures.size()),
+                             MPI_DOUBLE, MPI_MAX, communicator),
+               "the step times");
+  return StepTimes{.steps = mine.steps,
+                   .median_step_s = slowest[0],
+                   .min_step_s = slowest[1],
+                   .p10_step_s = slowest[2],
+                   .p90_step_s = slowest[3],
+                   .p99_step_s = slowest[4],
+                   .max_step_s = slowest[5],
+                   .total_s = slowest[6]};
+}
+
+}  // namespace haloflow

@@ -1,13 +1,19 @@
-#include "trace_chrome.hpp"
+// Traces as Chrome trace-event JSON, which Perfetto (ui.perfetto.dev) and chrome://tracing open:
+// one process per rank, a thread per lane track, a complete event per node run, and flow arrows
+// from each node's dependencies to it.
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <optional>
 
+#include "haloflow/error.hpp"
+#include "haloflow/trace_writers.hpp"
 #include "haloflow/version.hpp"
 
-namespace haloflow::app {
+namespace haloflow {
 namespace {
 
 constexpr int kFramesThread = 0;
@@ -16,9 +22,15 @@ nlohmann::json metadata(const char* name, int pid, int tid, const nlohmann::json
   return {{"name", name}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", args}};
 }
 
-}  // namespace
+// The plans a trace records, as the process is named after them.
+std::string plans_of(const Trace& trace) {
+  return trace.plan.empty() ? std::string("frame") : trace.plan;
+}
 
-nlohmann::json chrome_trace(const Trace& trace) {
+// Events of one rank's trace: its process and threads named, the frames, a complete event per
+// span, and a flow arrow (start at the dependency's span, end at the dependent's) per edge that
+// ran in the same frame. `next_flow` numbers the arrows across ranks.
+void add_rank(const Trace& trace, nlohmann::json& events, long long& next_flow) {
   const std::vector<int> tracks = lane_tracks(trace);
   int bulk_tracks = 1;
   int communication_tracks = 1;
@@ -32,10 +44,9 @@ nlohmann::json chrome_trace(const Trace& trace) {
   };
 
   const int pid = trace.rank;
-  nlohmann::json events = nlohmann::json::array();
   events.push_back(metadata("process_name", pid, 0,
                             {{"name", fmt::format("rank {}: {} ({} executor)", trace.rank,
-                                                  trace.plan, trace.executor)}}));
+                                                  plans_of(trace), trace.executor)}}));
   events.push_back(metadata("process_sort_index", pid, 0, {{"sort_index", trace.rank}}));
   const auto name_thread = [&](int tid, const std::string& name) {
     events.push_back(metadata("thread_name", pid, tid, {{"name", name}}));
@@ -61,9 +72,16 @@ nlohmann::json chrome_trace(const Trace& trace) {
                       {"tid", kFramesThread},
                       {"args", {{"frame", frame.frame}}}});
   }
+  // The latest run of each node in each frame, for the arrows: (frame, node) -> span index.
+  std::vector<std::vector<std::optional<std::size_t>>> run_of(
+      trace.frames.size(), std::vector<std::optional<std::size_t>>(trace.nodes.size()));
   for (std::size_t i = 0; i < trace.spans.size(); ++i) {
     const NodeSpan& span = trace.spans[i];
     const TraceNode& node = trace.nodes.at(span.node);
+    nlohmann::json args = {{"frame", span.frame},
+                           {"kind", std::string(to_string(node.kind))},
+                           {"lane", std::string(to_string(node.lane))}};
+    if (!node.plan.empty()) args["plan"] = node.plan;
     events.push_back({{"name", node.name},
                       {"cat", std::string(to_string(node.kind))},
                       {"ph", "X"},
@@ -71,20 +89,66 @@ nlohmann::json chrome_trace(const Trace& trace) {
                       {"dur", span.duration_us()},
                       {"pid", pid},
                       {"tid", thread_of(node.lane, tracks[i])},
-                      {"args",
-                       {{"frame", span.frame},
-                        {"kind", std::string(to_string(node.kind))},
-                        {"lane", std::string(to_string(node.lane))}}}});
+                      {"args", std::move(args)}});
+    if (span.frame >= 0 && static_cast<std::size_t>(span.frame) < run_of.size()) {
+      run_of[static_cast<std::size_t>(span.frame)][span.node] = i;
+    }
   }
-  return {{"traceEvents", std::move(events)},
-          {"displayTimeUnit", "ns"},
-          {"otherData",
-           {{"plan", trace.plan},
-            {"executor", trace.executor},
-            {"clock", trace.clock},
-            {"rank", trace.rank},
-            {"frames", trace.frames.size()},
-            {"haloflow_version", haloflow::version}}}};
+  for (std::size_t i = 0; i < trace.spans.size(); ++i) {
+    const NodeSpan& span = trace.spans[i];
+    if (span.frame < 0 || static_cast<std::size_t>(span.frame) >= run_of.size()) continue;
+    const TraceNode& node = trace.nodes[span.node];
+    for (const std::size_t dependency : node.after) {
+      const auto& before = run_of[static_cast<std::size_t>(span.frame)].at(dependency);
+      if (!before) continue;  // the dependency did not run in this frame (an empty node)
+      const NodeSpan& from = trace.spans[*before];
+      const long long id = next_flow++;
+      // The start binds to the slice that encloses its time stamp, so it sits at the
+      // dependency's start; the end binds to the dependent's slice ("bp": "e").
+      events.push_back({{"name", "after"},
+                        {"cat", "dependency"},
+                        {"ph", "s"},
+                        {"id", id},
+                        {"ts", from.start_us},
+                        {"pid", pid},
+                        {"tid", thread_of(trace.nodes[from.node].lane, tracks[*before])}});
+      events.push_back({{"name", "after"},
+                        {"cat", "dependency"},
+                        {"ph", "f"},
+                        {"bp", "e"},
+                        {"id", id},
+                        {"ts", span.start_us},
+                        {"pid", pid},
+                        {"tid", thread_of(node.lane, tracks[i])}});
+    }
+  }
 }
 
-}  // namespace haloflow::app
+}  // namespace
+
+void write_chrome_trace(std::ostream& out, const std::vector<Trace>& ranks) {
+  nlohmann::json events = nlohmann::json::array();
+  nlohmann::json described = nlohmann::json::array();
+  long long next_flow = 1;
+  for (const Trace& trace : ranks) {
+    add_rank(trace, events, next_flow);
+    described.push_back({{"rank", trace.rank},
+                         {"plan", trace.plan},
+                         {"executor", trace.executor},
+                         {"clock", trace.clock},
+                         {"frames", trace.frames.size()}});
+  }
+  nlohmann::json document = {
+      {"traceEvents", std::move(events)},
+      {"displayTimeUnit", "ns"},
+      {"otherData", {{"ranks", std::move(described)}, {"haloflow_version", haloflow::version}}}};
+  out << document.dump(1) << '\n';
+}
+
+void write_chrome_trace(const std::filesystem::path& path, const std::vector<Trace>& ranks) {
+  std::ofstream out(path);
+  write_chrome_trace(out, ranks);
+  if (!out.flush()) throw Error(fmt::format("{}: could not be written", path.string()));
+}
+
+}  // namespace haloflow

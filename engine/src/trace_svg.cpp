@@ -1,18 +1,20 @@
-#include "trace_svg.hpp"
+// The timeline picture: haloflow draws it itself (plain SVG, no library), so it is there on any
+// machine, Nsight or not, and can be put in a report as it is.
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
+#include <fstream>
 #include <string_view>
 #include <vector>
 
 #include "haloflow/error.hpp"
 #include "haloflow/overlap.hpp"
+#include "haloflow/trace_writers.hpp"
 
-namespace haloflow::app {
+namespace haloflow {
 namespace {
 
 constexpr double kWidth = 1200;
@@ -177,7 +179,7 @@ class LabelLines {
 // One lane's row at `top`: background, label, a box per span (on its track), box labels.
 // Returns the row's height.
 double draw_row(Svg& svg, const Trace& part, const std::vector<int>& tracks, Lane lane,
-                const Scale& scale, double top) {
+                const Scale& scale, double top, const std::string& prefix) {
   int track_count = 1;
   for (std::size_t i = 0; i < part.spans.size(); ++i) {
     if (part.nodes.at(part.spans[i].node).lane == lane) {
@@ -186,13 +188,14 @@ double draw_row(Svg& svg, const Trace& part, const std::vector<int>& tracks, Lan
   }
   const double boxes_height = track_count * (kBoxHeight + kTrackGap) - kTrackGap;
   const bool bulk = lane == Lane::bulk;
-  svg.line(fmt::format("<g class=\"row\" data-lane=\"{}\">", to_string(lane)));
+  svg.line(fmt::format("<g class=\"row\" data-lane=\"{}\" data-rank=\"{}\">", to_string(lane),
+                       part.rank));
   svg.line(fmt::format(
       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#f4f4f4\"/>",
       kLeft, top, kPlotWidth, boxes_height));
   svg.line(
       fmt::format("<text x=\"10\" y=\"{:.1f}\" font-size=\"12\" font-weight=\"bold\">{}</text>",
-                  top + 12, bulk ? "interior" : "communication"));
+                  top + 12, prefix + (bulk ? "interior" : "communication")));
   svg.line(fmt::format("<text x=\"10\" y=\"{:.1f}\" fill=\"#555\">{}</text>", top + 26,
                        bulk ? "bulk lane, low priority" : "chain, high priority"));
 
@@ -251,59 +254,23 @@ double draw_row(Svg& svg, const Trace& part, const std::vector<int>& tracks, Lan
          4;
 }
 
-}  // namespace
-
-TimelineWindow parse_window(const std::string& text, int frames) {
-  const auto colon = text.find(':');
-  TimelineWindow window;
-  const auto read = [&](std::string_view part, int& value) {
-    const auto* end = part.data() + part.size();
-    const auto [stop, error] = std::from_chars(part.data(), end, value);
-    return error == std::errc{} && stop == end && !part.empty();
-  };
-  const bool parsed = colon != std::string::npos &&
-                      read(std::string_view(text).substr(0, colon), window.first) &&
-                      read(std::string_view(text).substr(colon + 1), window.count);
-  if (!parsed) {
-    throw Error(
-        fmt::format("--window {}: expected first:count, e.g. 0:3 (frames 0, 1 and 2)", text));
-  }
-  if (window.first < 0 || window.count < 1 || window.first + window.count > frames) {
-    throw Error(
-        fmt::format("--window {}: the replay records frames 0 to {}; expected a first "
-                    "frame and a count of at least 1 inside them",
-                    text, frames - 1));
-  }
-  return window;
-}
-
-std::string timeline_svg(const Trace& trace, const OverlapReport& report, TimelineWindow window) {
+// One rank's rows at `top` (its interior and communication rows, the GPU's idle gaps, the
+// frame boundaries across them); returns their height.
+double draw_rank(Svg& svg, const Trace& trace, const OverlapReport& report, TimelineWindow window,
+                 const Scale& scale, double top, bool several) {
   const Trace part = window_of(trace, window);
   const std::vector<int> tracks = lane_tracks(part);
-  const double t0 = trace.frames.at(static_cast<std::size_t>(window.first)).start_us;
-  const double t1 =
-      trace.frames.at(static_cast<std::size_t>(window.first + window.count - 1)).end_us;
-  const double range = std::max(t1 - t0, 1e-3);
-  const Scale scale{t0, range};
+  const std::string prefix = several ? fmt::format("rank {} ", trace.rank) : std::string();
   const auto x_of = [&](double t) { return scale.x(t); };
-
-  Svg svg;
-  svg.line(fmt::format(
-      "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>",
-      escaped(fmt::format("{}: {} executor, rank {}", trace.plan, trace.executor, trace.rank))));
-  svg.line(fmt::format("<text x=\"10\" y=\"42\" font-size=\"12\">{}</text>",
-                       escaped(subtitle(report, window))));
-
-  // Rows: the interior branch, then the communication chain.
-  double y = kTop;
+  double y = top;
   for (const Lane lane : {Lane::bulk, Lane::communication}) {
-    y += draw_row(svg, part, tracks, lane, scale, y) + kRowGap;
+    y += draw_row(svg, part, tracks, lane, scale, y, prefix) + kRowGap;
   }
 
   // The GPU's idle gaps, from the report.
-  svg.line("<g class=\"idle\">");
-  svg.line(fmt::format("<text x=\"10\" y=\"{:.1f}\" fill=\"#b22\">GPU idle</text>",
-                       y + kIdleHeight - 2));
+  svg.line(fmt::format("<g class=\"idle\" data-rank=\"{}\">", trace.rank));
+  svg.line(fmt::format("<text x=\"10\" y=\"{:.1f}\" fill=\"#b22\">{}GPU idle</text>",
+                       y + kIdleHeight - 2, prefix));
   svg.line(fmt::format(
       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"#f4f4f4\"/>",
       kLeft, y, kPlotWidth, kIdleHeight));
@@ -322,22 +289,71 @@ std::string timeline_svg(const Trace& trace, const OverlapReport& report, Timeli
   svg.line("</g>");
   y += kIdleHeight + 10;
 
-  // Frame boundaries across the rows.
-  svg.line("<g class=\"frames\">");
+  // Frame boundaries across this rank's rows, labelled above them.
+  svg.line(fmt::format("<g class=\"frames\" data-rank=\"{}\">", trace.rank));
   for (int f = window.first; f < window.first + window.count; ++f) {
     const FrameSpan& frame = trace.frames.at(static_cast<std::size_t>(f));
     for (const double t : {frame.start_us, frame.end_us}) {
       svg.line(fmt::format(
           "<line x1=\"{0:.2f}\" y1=\"{1:.1f}\" x2=\"{0:.2f}\" y2=\"{2:.1f}\" stroke=\"#444\" "
           "stroke-dasharray=\"4 3\" stroke-width=\"0.8\"/>",
-          x_of(t), kTop - 14, y));
+          x_of(t), top - 14, y));
     }
     svg.line(fmt::format("<text x=\"{:.2f}\" y=\"{:.1f}\" text-anchor=\"middle\">frame {}</text>",
-                         (x_of(frame.start_us) + x_of(frame.end_us)) / 2, kTop - 18, f));
+                         (x_of(frame.start_us) + x_of(frame.end_us)) / 2, top - 18, f));
   }
   svg.line("</g>");
+  return y - top;
+}
+
+std::string timeline_text(const std::vector<Trace>& ranks, std::optional<TimelineWindow> chosen) {
+  if (ranks.empty()) throw Error("timeline: no trace to draw");
+  std::vector<OverlapReport> reports;
+  for (const Trace& trace : ranks) reports.push_back(analyze(trace));
+  const TimelineWindow window = chosen.value_or(TimelineWindow{reports.front().median_frame, 1});
+  double t0 = 0;
+  double t1 = 0;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const Trace& trace = ranks[r];
+    if (window.first < 0 || window.count < 1 ||
+        static_cast<std::size_t>(window.first + window.count) > trace.frames.size()) {
+      throw Error(fmt::format("timeline: frames {} to {} asked for; rank {} recorded {} frame{}",
+                              window.first, window.first + window.count - 1, trace.rank,
+                              trace.frames.size(), trace.frames.size() == 1 ? "" : "s"));
+    }
+    const double first = trace.frames[static_cast<std::size_t>(window.first)].start_us;
+    const double last =
+        trace.frames[static_cast<std::size_t>(window.first + window.count - 1)].end_us;
+    t0 = r == 0 ? first : std::min(t0, first);
+    t1 = r == 0 ? last : std::max(t1, last);
+  }
+  const double range = std::max(t1 - t0, 1e-3);
+  const Scale scale{t0, range};
+  const bool several = ranks.size() > 1;
+  const Trace& head = ranks.front();
+
+  Svg svg;
+  svg.line(fmt::format(
+      "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>",
+      escaped(several
+                  ? fmt::format("{}: {} executor, {} ranks", head.plan, head.executor, ranks.size())
+                  : fmt::format("{}: {} executor, rank {}", head.plan, head.executor, head.rank))));
+  double y = 42;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const std::string line = subtitle(reports[r], window);
+    svg.line(
+        fmt::format("<text x=\"10\" y=\"{:.1f}\" font-size=\"12\">{}</text>", y,
+                    escaped(several ? fmt::format("rank {}: {}", ranks[r].rank, line) : line)));
+    y += 16;
+  }
+  // Rows: per rank, the interior branch, then the communication chain, then the GPU's gaps.
+  y += kTop - 58;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    y += draw_rank(svg, ranks[r], reports[r], window, scale, y, several) + (several ? 24 : 0);
+  }
 
   // Time axis, in microseconds from the window's start.
+  const auto x_of = [&](double t) { return scale.x(t); };
   const double step = tick_step(range, kTargetTicks);
   svg.line("<g class=\"axis\">");
   svg.line(fmt::format(
@@ -355,7 +371,7 @@ std::string timeline_svg(const Trace& trace, const OverlapReport& report, Timeli
   svg.line(fmt::format(
       "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">time since frame {} began (us; "
       "{})</text>",
-      kLeft + kPlotWidth / 2, y + 33, window.first, escaped(trace.clock)));
+      kLeft + kPlotWidth / 2, y + 33, window.first, escaped(head.clock)));
   svg.line("</g>");
   y += 48;
 
@@ -375,9 +391,24 @@ std::string timeline_svg(const Trace& trace, const OverlapReport& report, Timeli
                   x, y));
   svg.line(
       fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">no kernel or copy running (over {:g} us)</text>",
-                  x + 16, y + 10, report.min_gap_us));
+                  x + 16, y + 10, reports.front().min_gap_us));
   svg.line("</g>");
   return svg.finish(y + 24);
 }
 
-}  // namespace haloflow::app
+}  // namespace
+
+void write_svg_timeline(std::ostream& out, const std::vector<Trace>& ranks,
+                        std::optional<TimelineWindow> window) {
+  out << timeline_text(ranks, window);
+}
+
+void write_svg_timeline(const std::filesystem::path& path, const std::vector<Trace>& ranks,
+                        std::optional<TimelineWindow> window) {
+  const std::string text = timeline_text(ranks, window);  // before the file: nothing on an error
+  std::ofstream out(path);
+  out << text;
+  if (!out.flush()) throw Error(fmt::format("{}: could not be written", path.string()));
+}
+
+}  // namespace haloflow

@@ -13,7 +13,7 @@
 #include "graph_executor.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/frame.hpp"
-#include "seed_case.hpp"
+#include "seed/seed_frame.hpp"
 #include "test_kernels.hpp"
 
 using namespace haloflow;
@@ -36,10 +36,10 @@ cudaGraphNodeType type_of(cudaGraphNode_t node) {
 }  // namespace
 
 TEST_CASE("the seed frame lowers to the expected nodes, edges and priorities") {
-  app::SeedCase seed;
+  models::SeedCase seed;
   seed.cells = 1 << 20;
   seed.halo_cells = 1 << 12;
-  auto seed_frame = app::build_seed_frame(seed, Backend::cuda);
+  auto seed_frame = models::build_seed_frame(seed, Backend::cuda);
   Frame frame(seed_frame.plan, ExecutorKind::graph);
   auto& lowered = dynamic_cast<GraphExecutor&>(frame.implementation());
   const FramePlan& plan = frame.plan();

@@ -10,6 +10,7 @@
 #include "haloflow/error.hpp"
 #include "haloflow/recorder.hpp"
 #include "replay.hpp"
+#include "test_mpi.hpp"
 
 using namespace haloflow;
 namespace fs = std::filesystem;
@@ -25,7 +26,7 @@ constexpr double kClockSlackUs = 2;
 TEST_CASE("CUPTI records every node of the seed frame on the graph executor") {
   const fs::path directory = fs::path(HALOFLOW_TEST_OUTPUT_DIR) / "gpu_trace";
   fs::create_directories(directory);
-  app::ReplayOptions options;
+  cases::ReplayOptions options;
   options.case_path = HALOFLOW_SOURCE_DIR "/tests/cases/seed_small.json";
   options.executor = "graph";
   options.frames = 5;
@@ -34,13 +35,15 @@ TEST_CASE("CUPTI records every node of the seed frame on the graph executor") {
   options.dot_path = (directory / "frame.dot").string();
   options.report_path = (directory / "report.json").string();
   options.force = true;
-  const app::ReplayResult result = app::replay_seed_case(options, 0);
-  const Trace& trace = result.trace;
+  const cases::ReplayResult result = cases::replay_case(options, testing::test_mpi());
+  REQUIRE(result.ranks.size() == 1);
+  const Trace& trace = result.ranks.front().trace;
+  const OverlapReport& report = result.reports.front();
   MESSAGE(result.text);
 
   REQUIRE(trace.nodes.size() == 7);
   REQUIRE(trace.frames.size() == 5);
-  for (const NodeStats& stats : result.report.nodes) {
+  for (const NodeStats& stats : report.nodes) {
     CAPTURE(trace.nodes[stats.node].name);
     CHECK(stats.runs == 5);
   }
@@ -63,7 +66,7 @@ TEST_CASE("CUPTI records every node of the seed frame on the graph executor") {
       }
     }
   }
-  for (const FrameOverlap& frame : result.report.frames) {
+  for (const FrameOverlap& frame : report.frames) {
     CHECK(frame.hidden >= 0);
     CHECK(frame.hidden <= frame.hidden_span);
     CHECK(frame.hidden_span <= 1);

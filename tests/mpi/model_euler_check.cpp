@@ -16,10 +16,10 @@
 #include <cstdio>
 #include <string>
 
-#include "euler2d.hpp"
+#include "euler2d/euler2d.hpp"
+#include "euler2d/riemann_exact.hpp"
 #include "haloflow/error.hpp"
 #include "model_check_main.hpp"
-#include "riemann_exact.hpp"
 
 using namespace haloflow;
 

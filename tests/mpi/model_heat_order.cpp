@@ -15,7 +15,7 @@
 #include <string>
 
 #include "haloflow/error.hpp"
-#include "heat3d.hpp"
+#include "heat3d/heat3d.hpp"
 #include "model_check_main.hpp"
 
 using namespace haloflow;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "haloflow/error.hpp"
-#include "jacobi2d.hpp"
+#include "jacobi2d/jacobi2d.hpp"
 #include "model_check_main.hpp"
 
 using namespace haloflow;

@@ -1,5 +1,6 @@
-// Recording on the host executor: the FrameRecorder on a small plan, and `haloflow replay` of
-// the seed case at test size with its files read back. Files go to the build tree.
+// Recording on the host executor: the FrameRecorder on a small plan and on several frames at
+// once, and `haloflow replay` of the seed case and of jacobi2d (two frames) at test size with
+// their files read back. Files go to the build tree.
 
 #include <doctest/doctest.h>
 
@@ -17,6 +18,7 @@
 #include "haloflow/frame.hpp"
 #include "haloflow/recorder.hpp"
 #include "replay.hpp"
+#include "test_mpi.hpp"
 
 using namespace haloflow;
 namespace fs = std::filesystem;
@@ -95,6 +97,47 @@ TEST_CASE("the host recorder times every node of every recorded frame, inside it
   }
 }
 
+TEST_CASE("one recorder records several frames: their nodes one plan after another") {
+  FramePlan step("step");
+  step.add_host({.name = "work"}, [] { busy_for(20); });
+  step.add_host({.name = "send", .lane = Lane::communication, .after = {"work"}},
+                [] { busy_for(10); });
+  FramePlan norm("norm");
+  norm.add_host({.name = "work"}, [] { busy_for(15); });
+  FrameRecorder recorder(ExecutorKind::host, 0);
+  Frame first(std::move(step), ExecutorKind::host);
+  Frame second(std::move(norm), ExecutorKind::host);
+  recorder.attach({&first, &second});
+  recorder.start();
+  recorder.frame_begins();  // a step that runs both frames
+  first.run();
+  second.run();
+  recorder.frame_ends();
+  recorder.frame_begins();  // a step that runs the first alone
+  first.run();
+  recorder.frame_ends();
+  const Trace trace = recorder.stop();
+  CHECK(trace.plan == "step, norm");
+  REQUIRE(trace.nodes.size() == 3);
+  CHECK(trace.nodes[0].plan == "step");
+  CHECK(trace.nodes[1].after == std::vector<std::size_t>{0});
+  CHECK(trace.nodes[2].plan == "norm");
+  CHECK(trace.nodes[2].name == "work");
+  CHECK(trace.nodes[2].after.empty());
+  REQUIRE(trace.spans.size() == 5);
+  std::map<int, std::set<std::size_t>> nodes_by_frame;
+  for (const NodeSpan& span : trace.spans) nodes_by_frame[span.frame].insert(span.node);
+  CHECK(nodes_by_frame[0] == std::set<std::size_t>{0, 1, 2});
+  CHECK(nodes_by_frame[1] == std::set<std::size_t>{0, 1});
+  CHECK(trace.origin_ns > 0);
+  const OverlapReport report = analyze(trace);
+  CHECK(report.nodes[2].runs == 1);
+
+  FrameRecorder other(ExecutorKind::host, 0);
+  CHECK_THROWS_WITH_AS(other.attach(std::vector<Frame*>{}),
+                       "a frame recorder needs a frame to attach to", Error);
+}
+
 TEST_CASE("recorders refuse what they cannot record, and calls out of order") {
   CHECK_THROWS_WITH_AS(FrameRecorder(ExecutorKind::streams, 0),
                        "the streams executor cannot be recorded; haloflow records the graph and "
@@ -112,7 +155,7 @@ TEST_CASE("recorders refuse what they cannot record, and calls out of order") {
   plan.add_empty({.name = "nothing"});
   Frame frame(std::move(plan), ExecutorKind::host);
   recorder.attach(frame);
-  CHECK_THROWS_WITH_AS(recorder.attach(frame), "a frame recorder attaches to one frame, once",
+  CHECK_THROWS_WITH_AS(recorder.attach(frame), "a frame recorder attaches to its frames once",
                        Error);
   CHECK_THROWS_AS(recorder.frame_begins(), Error);  // not recording yet
   recorder.start();
@@ -126,7 +169,7 @@ TEST_CASE("recorders refuse what they cannot record, and calls out of order") {
 
 TEST_CASE("haloflow replay of the small seed case on the host executor, files read back") {
   const fs::path directory = fresh_directory("seed_small");
-  app::ReplayOptions options;
+  cases::ReplayOptions options;
   options.case_path = HALOFLOW_SOURCE_DIR "/tests/cases/seed_small.json";
   options.executor = "host";
   options.frames = 4;
@@ -134,9 +177,10 @@ TEST_CASE("haloflow replay of the small seed case on the host executor, files re
   options.timeline_path = (directory / "timeline.svg").string();
   options.dot_path = (directory / "frame.dot").string();
   options.report_path = (directory / "report.json").string();
-  const app::ReplayResult result = app::replay_seed_case(options, 0);
-  CHECK(result.untraced_us.size() == 4);
-  CHECK(result.traced_us.size() == 4);
+  const cases::ReplayResult result = cases::replay_case(options, testing::test_mpi());
+  CHECK(result.frames == 4);
+  REQUIRE(result.ranks.size() == 1);
+  CHECK(result.ranks.front().trace.frames.size() == 4);
   CHECK(result.written.size() == 4);  // no CUDA graph DOT for the host executor
   CHECK(result.text.find("replay of 'seed_small' on the host executor") != std::string::npos);
   CHECK(result.text.find("recording costs") != std::string::npos);
@@ -165,8 +209,10 @@ TEST_CASE("haloflow replay of the small seed case on the host executor, files re
   }
 
   SUBCASE("the report's numbers are consistent") {
-    const auto report = read_json(options.report_path);
-    CHECK(report.at("executor") == "host");
+    const auto whole = read_json(options.report_path);
+    CHECK(whole.at("executor") == "host");
+    REQUIRE(whole.at("ranks").size() == 1);
+    const auto& report = whole.at("ranks")[0];
     CHECK(report.at("nodes").size() == 7);
     REQUIRE(report.at("frames").size() == 4);
     for (const auto& frame : report.at("frames")) {
@@ -199,28 +245,59 @@ TEST_CASE("haloflow replay of the small seed case on the host executor, files re
   }
 
   SUBCASE("existing files are kept unless forced") {
-    CHECK_THROWS_WITH_AS((void)app::replay_seed_case(options, 0),
+    CHECK_THROWS_WITH_AS((void)cases::replay_case(options, testing::test_mpi()),
                          (options.trace_path + " exists; pass --force to overwrite it").c_str(),
                          Error);
     options.force = true;
     options.window = "1:2";
-    CHECK(app::replay_seed_case(options, 0).written.size() == 4);
+    CHECK(cases::replay_case(options, testing::test_mpi()).written.size() == 4);
   }
 }
 
 TEST_CASE("replay refuses executors it does not record and windows outside the frames") {
-  app::ReplayOptions options;
+  cases::ReplayOptions options;
   options.case_path = HALOFLOW_SOURCE_DIR "/tests/cases/seed_small.json";
   options.executor = "streams";
-  CHECK_THROWS_WITH_AS((void)app::replay_seed_case(options, 0),
+  CHECK_THROWS_WITH_AS((void)cases::replay_case(options, testing::test_mpi()),
                        "--executor streams: replay records the graph and host executors; "
                        "expected graph, host or auto",
                        Error);
   options.executor = "host";
   options.frames = 3;
   options.window = "3:1";
-  CHECK_THROWS_WITH_AS((void)app::replay_seed_case(options, 0),
+  CHECK_THROWS_WITH_AS((void)cases::replay_case(options, testing::test_mpi()),
                        "--window 3:1: the replay records frames 0 to 2; expected a first frame "
                        "and a count of at least 1 inside them",
                        Error);
+}
+
+TEST_CASE("haloflow replay of jacobi2d records both of its frames, the norm's where it ran") {
+  const fs::path directory = fresh_directory("jacobi2d");
+  cases::ReplayOptions options;
+  options.case_path = HALOFLOW_SOURCE_DIR "/json/cases/jacobi2d.json";
+  options.executor = "host";
+  options.frames = 3;
+  options.trace_path = (directory / "trace.json").string();
+  options.report_path = (directory / "report.json").string();
+  options.timeline_path = (directory / "timeline.svg").string();
+  const cases::ReplayResult result = cases::replay_case(options, testing::test_mpi());
+  REQUIRE(result.ranks.size() == 1);
+  const Trace& trace = result.ranks.front().trace;
+  CHECK(trace.plan == "jacobi2d, jacobi2d with norm");
+  CHECK(trace.frames.size() == 3);
+  std::set<std::string> plans;
+  for (const TraceNode& node : trace.nodes) plans.insert(node.plan);
+  CHECK(plans == std::set<std::string>{"jacobi2d", "jacobi2d with norm"});
+  // norm_every 20 over 6 steps: the norm's frame runs at step 0 (untraced) and at the last step,
+  // the last recorded frame; the plain frame in the others.
+  std::map<int, std::set<std::string>> plans_by_frame;
+  for (const NodeSpan& span : trace.spans) {
+    plans_by_frame[span.frame].insert(trace.nodes[span.node].plan);
+  }
+  CHECK(plans_by_frame[0] == std::set<std::string>{"jacobi2d"});
+  CHECK(plans_by_frame[2] == std::set<std::string>{"jacobi2d with norm"});
+  const auto report = read_json(options.report_path);
+  CHECK(report.at("ranks")[0].at("frames").size() == 3);
+  CHECK(result.text.find("replay of 'jacobi2d, jacobi2d with norm' on the host executor") !=
+        std::string::npos);
 }

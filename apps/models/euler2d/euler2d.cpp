@@ -13,10 +13,10 @@
 #include <numbers>
 #include <utility>
 
-#include "cell_boxes.hpp"
 #include "euler_kernels.hpp"
 #include "field_gather.hpp"
 #include "haloflow/buffer.hpp"
+#include "haloflow/cell_box.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/mpi_session.hpp"
@@ -439,6 +439,7 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
     cfl_frame.wait();
   };
   hooks.step_plan = &frame.plan();
+  hooks.frames = {&frame, &cfl_frame};
   hooks.reset = [&] {
     load_initial();
     start();

@@ -9,9 +9,9 @@
 #include <cmath>
 #include <utility>
 
-#include "cell_boxes.hpp"
 #include "field_gather.hpp"
 #include "haloflow/buffer.hpp"
+#include "haloflow/cell_box.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/mpi_session.hpp"
@@ -159,6 +159,7 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
   };
   hooks.settle = [&] { frame.wait(); };
   hooks.step_plan = &frame.plan();
+  hooks.frames = {&frame};
   hooks.reset = load_initial;
   hooks.output = [&](int done) {
     const Buffer& current = done % 2 == 0 ? u : u_new;

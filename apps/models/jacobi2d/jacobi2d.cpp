@@ -10,9 +10,9 @@
 #include <string>
 #include <utility>
 
-#include "cell_boxes.hpp"
 #include "field_gather.hpp"
 #include "haloflow/buffer.hpp"
+#include "haloflow/cell_box.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/mpi_session.hpp"
@@ -228,6 +228,7 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
     normed.frame.wait();
   };
   hooks.step_plan = &plain.frame.plan();
+  hooks.frames = {&plain.frame, &normed.frame};
   hooks.reset = [&] {
     load_initial();
     result.norms.clear();

@@ -1,21 +1,19 @@
 #pragma once
 // The seed case (../shared/seed): a large low-priority flux over the interior while the halo
 // goes pack -> device-to-host -> host work (where MPI would be) -> host-to-device -> unpack ->
-// boundary flux at high priority. Run by every executor and measured for overlap.
+// boundary flux at high priority. Its settings, read from a case's seed section and the seed's
+// keys of its run section.
+
+#include <nlohmann/json.hpp>
 
 #include <cstddef>
-#include <filesystem>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
-#include "haloflow/buffer.hpp"
 #include "haloflow/frame.hpp"
-#include "haloflow/plan.hpp"
+#include "json_fields.hpp"
 
-namespace haloflow::app {
+namespace haloflow::models {
 
 struct SeedCase {
   std::string name = "seed";
@@ -32,53 +30,12 @@ struct SeedCase {
                                       ExecutorKind::serial, ExecutorKind::host};
 };
 
-//! Reads a seed case; \throws Error listing every bad field (pointer, value, what is allowed).
-SeedCase parse_seed_case(const nlohmann::json& root, const std::string& source);
-SeedCase read_seed_case(const std::filesystem::path& path);
+//! The fields of a case's "seed" section (`section`, unknown keys included) and the seed's keys
+//! of its "run" section, reported into `fields`.
+void read_seed_section(input::JsonFields& fields, const nlohmann::json& section, SeedCase& seed);
+void read_seed_run(input::JsonFields& fields, const nlohmann::json& run, SeedCase& seed);
 
-class JsonFields;
-//! The fields of a case's "seed" section (`grid`) and the seed's keys of its "run" section,
-//! reported into `fields`; unknown keys are the caller's to check.
-void read_seed_section(JsonFields& fields, const nlohmann::json& grid, SeedCase& seed);
-void read_seed_run(JsonFields& fields, const nlohmann::json& run, SeedCase& seed);
+//! The seed's run keys (frames, host_frames, warmup_frames, executors).
+[[nodiscard]] const std::vector<std::string>& seed_run_keys();
 
-//! The seed frame with the memory it runs on. Holds its buffers, so keep it alive while any
-//! frame built from `plan` runs.
-struct SeedFrame {
-  Buffer data;         // device: the grid, halo first, then the interior
-  Buffer halo_device;  // device: packed halo
-  Buffer halo_host;    // pinned host: what MPI would send and receive
-  FramePlan plan;
-  KernelNode<std::size_t, double*, int> interior;
-  KernelNode<std::size_t, double*, int> boundary;
-};
-
-SeedFrame build_seed_frame(const SeedCase& seed, Backend backend);
-
-struct ExecutorReport {
-  ExecutorKind executor = ExecutorKind::host;
-  int frames = 0;
-  double frame_us = 0;          // median, full frame (patch + launch + wait)
-  double frame_p90_us = 0;      // 90th percentile of the same
-  double interior_us = 0;       // median, bulk lane alone
-  double communication_us = 0;  // median, communication lane alone
-  double hidden = 0;            // fraction of the shorter branch hidden, in [0, 1]
-  double patch_us = 0;          // median host time of the step's two kernel patches
-  double launch_us = 0;         // median host time of the launch call
-  double max_error = 0;         // largest |result - host reference| over sampled cells
-};
-
-//! Runs `frames` measured frames (after warm-up) of the full frame, the interior alone and the
-//! communication chain alone, interleaved, and checks the grid against a host reference. GPU
-//! executors take turns frame by frame; the host executor runs `host_frames` alone.
-//! Called after each measured or warm-up frame step with the frames done and the total.
-using FrameProgress = std::function<void(long done, long total)>;
-std::vector<ExecutorReport> measure_seed(const SeedCase& seed,
-                                         const std::vector<ExecutorKind>& executors,
-                                         const FrameProgress& progress = {});
-ExecutorReport measure_seed(const SeedCase& seed, ExecutorKind executor);
-
-std::string format_reports(const SeedCase& seed, const std::vector<ExecutorReport>& reports);
-nlohmann::json reports_to_json(const SeedCase& seed, const std::vector<ExecutorReport>& reports);
-
-}  // namespace haloflow::app
+}  // namespace haloflow::models

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <climits>
-#include <fstream>
 
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
@@ -92,39 +91,11 @@ std::vector<T> gather_global(const Buffer& field, const FieldLayout& layout,
   return values;
 }
 
-template <class T>
-void write_raw(const std::string& path, const std::vector<T>& values) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(values.data()),
-            static_cast<std::streamsize>(values.size() * sizeof(T)));
-  if (!out.flush()) throw Error(fmt::format("{}: could not be written", path));
-}
-
-template <class T>
-std::vector<T> read_raw(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw Error(fmt::format("{}: could not be opened", path));
-  const auto bytes = static_cast<std::size_t>(in.tellg());
-  if (bytes % sizeof(T) != 0) {
-    throw Error(fmt::format("{}: {} bytes is not a whole number of {}-byte values", path, bytes,
-                            sizeof(T)));
-  }
-  std::vector<T> values(bytes / sizeof(T));
-  in.seekg(0);
-  in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(bytes));
-  if (!in) throw Error(fmt::format("{}: could not be read", path));
-  return values;
-}
-
 template std::vector<float> owned_values<float>(const Buffer&, const FieldLayout&);
 template std::vector<double> owned_values<double>(const Buffer&, const FieldLayout&);
 template std::vector<float> gather_global<float>(const Buffer&, const FieldLayout&,
                                                  const CartesianDecomposition&, MPI_Comm);
 template std::vector<double> gather_global<double>(const Buffer&, const FieldLayout&,
                                                    const CartesianDecomposition&, MPI_Comm);
-template void write_raw<float>(const std::string&, const std::vector<float>&);
-template void write_raw<double>(const std::string&, const std::vector<double>&);
-template std::vector<float> read_raw<float>(const std::string&);
-template std::vector<double> read_raw<double>(const std::string&);
 
 }  // namespace haloflow::models

@@ -1,11 +1,10 @@
 #pragma once
 //! \file
 //! \brief A distributed field as one global array: each rank's owned cells, gathered on rank 0 in
-//! global order, and raw files of such arrays (what `--dump` writes and `--compare` reads).
+//! global order (what `--dump` writes and `--compare` reads, apps/outputs/raw_field.hpp).
 
 #include <mpi.h>
 
-#include <string>
 #include <vector>
 
 #include "haloflow/buffer.hpp"
@@ -26,14 +25,5 @@ template <class T>
 [[nodiscard]] std::vector<T> gather_global(const Buffer& field, const FieldLayout& layout,
                                            const CartesianDecomposition& grid,
                                            MPI_Comm communicator);
-
-//! \brief Writes `values` as raw native-endian bytes. \throws Error naming the file.
-template <class T>
-void write_raw(const std::string& path, const std::vector<T>& values);
-
-//! \brief Reads a file written by write_raw. \throws Error naming the file when it cannot be read
-//! or its size is not a whole number of values.
-template <class T>
-[[nodiscard]] std::vector<T> read_raw(const std::string& path);
 
 }  // namespace haloflow::models

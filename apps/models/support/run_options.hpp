@@ -13,6 +13,7 @@
 #include "haloflow/error.hpp"
 #include "haloflow/frame.hpp"
 #include "haloflow/halo_exchange.hpp"
+#include "haloflow/step_clock.hpp"
 
 namespace haloflow::models {
 
@@ -25,6 +26,19 @@ struct OwnedField {
   std::array<double, 3> spacing{1, 1, 1};      //!< cell size per axis
   std::vector<std::string> names;              //!< one per component
   std::vector<double> values;  //!< per component (names' order): owned cells, x fastest
+};
+
+//! \brief Watches a run's frames and timed steps: `haloflow replay` records them. Called on every
+//! rank, from the thread that runs the steps.
+class StepObserver {
+ public:
+  virtual ~StepObserver() = default;
+  //! Every frame the model built, once, after they are all built and before the warm-up.
+  virtual void frames_ready(const std::vector<Frame*>& frames) = 0;
+  //! Timed step `step` is about to be patched and launched.
+  virtual void step_begins(int step) = 0;
+  //! Timed step `step` has finished: every frame it launched was waited for.
+  virtual void step_ends(int step) = 0;
 };
 
 struct RunOptions {
@@ -63,6 +77,9 @@ struct RunOptions {
   //! (StepTimes::overlap). GPU executors only; the fields are reset afterwards.
   bool measure_overlap = false;
   int overlap_rounds = 20;
+  //! Sees every frame and timed step (replay); each timed step then ends with a wait for its
+  //! frames, so the observer sees it finished. Null: nothing watches, nothing waits.
+  StepObserver* observer = nullptr;
 
   //! The options every frame of the run is built with.
   [[nodiscard]] FrameOptions frame_options() const { return FrameOptions{.handoff = handoff}; }
@@ -77,6 +94,12 @@ struct OverlapTimes {
   double hidden = 0;           //!< haloflow::hidden_fraction of the three
 };
 
+//! \brief The warm-up steps a run takes unless told: 10 on the GPU executors (first launches pay
+//! for set-up), none on the host executor (nothing to warm).
+[[nodiscard]] inline int default_warmup(ExecutorKind executor) {
+  return executor == ExecutorKind::host ? 0 : 10;
+}
+
 //! \brief \throws Error unless a restart state holds `expected` bytes.
 inline void check_state_size(const char* model, std::size_t got, std::size_t expected) {
   if (got != expected) {
@@ -85,18 +108,11 @@ inline void check_state_size(const char* model, std::size_t got, std::size_t exp
   }
 }
 
-//! \brief The timed steps, each figure the slowest rank's. The per-step figures are over the
-//! intervals between consecutive steps' ends (at most the first 4096 steps).
-struct StepTimes {
-  int steps = 0;
-  double median_step_s = 0;  //!< median of the per-step intervals
-  double min_step_s = 0;     //!< fastest step
-  double p10_step_s = 0;     //!< 10th percentile (nearest rank)
-  double p90_step_s = 0;     //!< 90th percentile
-  double p99_step_s = 0;     //!< 99th percentile
-  double max_step_s = 0;     //!< slowest step
-  double total_s = 0;        //!< wall clock from the first launch to the last step's end
-  OverlapTimes overlap;      //!< when RunOptions::measure_overlap
+//! \brief The timed steps, each figure the slowest rank's (haloflow::StepTimes: the per-step
+//! figures are over the intervals between consecutive steps' ends, at most the first 4096
+//! steps), and the hidden fraction when it was measured.
+struct StepTimes : haloflow::StepTimes {
+  OverlapTimes overlap;  //!< when RunOptions::measure_overlap
 };
 
 }  // namespace haloflow::models

@@ -11,7 +11,7 @@
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/overlap.hpp"
-#include "step_clock.hpp"
+#include "haloflow/step_clock.hpp"
 
 namespace haloflow::models {
 
@@ -63,6 +63,7 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
     overlap = measure_overlap(*hooks.step_plan, run.executor, std::max(run.overlap_rounds, 1),
                               communicator);
   }
+  if (run.observer != nullptr) run.observer->frames_ready(hooks.frames);
   if (restart) {
     hooks.load(run.restart_state);
   } else if (run.warmup > 0 || overlap.measured) {
@@ -82,7 +83,13 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
   };
   for (int step = first; step < run.steps; ++step) {
     clock.mark(step - first);
+    if (run.observer != nullptr) run.observer->step_begins(step);
     hooks.step(step, run.steps, clock.stream());
+    if (run.observer != nullptr) {
+      clock.synchronize();
+      hooks.settle();
+      run.observer->step_ends(step);
+    }
     const int done = step + 1;
     if (run.progress) {
       if (done % every == 0 || done == run.steps) clock.note_launched(done - first);
@@ -107,23 +114,11 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
   const double total =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (run.progress) report_progress();
-  const std::vector<double> steps = clock.step_seconds();
-  const auto quantile = [&](double fraction) { return percentile(steps, fraction); };
-  std::array<double, 7> mine = {median(steps),  quantile(0.0), quantile(0.1), quantile(0.9),
-                                quantile(0.99), quantile(1.0), total};
-  std::array<double, 7> slowest{};
-  HALOFLOW_MPI(MPI_Allreduce(mine.data(), slowest.data(), static_cast<int>(mine.size()), MPI_DOUBLE,
-                             MPI_MAX, communicator),
-               "the step times");
-  return StepTimes{.steps = run.steps - first,
-                   .median_step_s = slowest[0],
-                   .min_step_s = slowest[1],
-                   .p10_step_s = slowest[2],
-                   .p90_step_s = slowest[3],
-                   .p99_step_s = slowest[4],
-                   .max_step_s = slowest[5],
-                   .total_s = slowest[6],
-                   .overlap = overlap};
+  StepTimes times;
+  static_cast<haloflow::StepTimes&>(times) =
+      slowest_rank(summarize_steps(clock.step_seconds(), run.steps - first, total), communicator);
+  times.overlap = overlap;
+  return times;
 }
 
 }  // namespace haloflow::models

@@ -7,7 +7,9 @@
 #include <mpi.h>
 
 #include <functional>
+#include <vector>
 
+#include "haloflow/frame.hpp"
 #include "haloflow/plan.hpp"
 
 #include "run_options.hpp"
@@ -34,6 +36,8 @@ struct StepHooks {
   //! The plan of the model's plain step frame (without optional work such as a norm), for
   //! RunOptions::measure_overlap; null: not measured. Its kernels' parameters as they are.
   const FramePlan* step_plan = nullptr;
+  //! Every frame the model launches, for RunOptions::observer (replay records them all).
+  std::vector<Frame*> frames;
 };
 
 //! \brief Times `plan` as a whole frame, its bulk lane alone and its communication lane alone,

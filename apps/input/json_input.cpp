@@ -1,0 +1,38 @@
+#include "json_input.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "haloflow/error.hpp"
+
+namespace haloflow::input {
+
+std::string read_json_text(const std::filesystem::path& path, const std::string& expected,
+                           const std::string& hint) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw Error(fmt::format("{}: is a directory; expected {}", path.string(), expected));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot be opened for reading", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw Error(fmt::format("{}: could not be read", path.string()));
+  std::string content = text.str();
+  if (content.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw Error(fmt::format("{}: is empty; expected {}{}", path.string(), expected, hint));
+  }
+  return content;
+}
+
+nlohmann::json parse_json(const std::string& text, const std::string& source) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& parse) {
+    throw Error(fmt::format("{}: not valid JSON: {}", source, parse.what()));
+  }
+}
+
+}  // namespace haloflow::input
