@@ -122,9 +122,12 @@ class CuptiSpanSource final : public SpanSource {
                         frame.plan().name()));
       }
       plan_name_ += (plan_name_.empty() ? "" : ", ") + frame.plan().name();
-      // Only the plan's nodes are looked up: the lowering may add nodes of its own (the proxy
-      // handoff's doorbell and wait kernels), whose records map to no plan node and are left out.
+      // Only the plan's kernels and copies are looked up: the lowering may add nodes of its own
+      // (the proxy handoff's doorbell and wait kernels), whose records map to no plan node and
+      // are left out rather than miscounted. Host nodes are timed on the host (around their
+      // work), so a kernel standing in for one is left unmatched rather than doubled.
       for (std::size_t i = 0; i < frame.plan().nodes().size(); ++i) {
+        if (frame.plan().node(i).kind() == NodeKind::host) continue;
         std::uint64_t id = 0;
         HALOFLOW_CUPTI(cuptiGetGraphNodeId(graph->graph_node(i), &id),
                        fmt::format("node '{}' of frame '{}'", frame.plan().node(i).name(),

@@ -1,13 +1,39 @@
 #include "graph_executor.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <string>
+#include <thread>
 
 namespace haloflow {
+namespace {
 
-GraphExecutor::GraphExecutor(FramePlan& plan, HostNodeFailures& failures)
+// Measured on an H200 (tools/bench-latency, docs/benchmarks.md): the proxy handoff takes 4-6 us
+// where a host node takes 20-30 us, and hides behind the interior; it is the default.
+constexpr Handoff kAutomaticHandoff = Handoff::proxy;
+
+// Waits until `done()` or `bound` has passed; \returns done().
+template <class Done>
+bool wait_until(Done done, std::chrono::duration<double> bound) {
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return done();
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return true;
+}
+
+}  // namespace
+
+GraphExecutor::GraphExecutor(FramePlan& plan, HostNodeFailures& failures,
+                             const FrameOptions& options)
     : plan_(plan),
       priorities_(detail::stream_priorities()),
+      handoff_(options.handoff == Handoff::automatic ? kAutomaticHandoff : options.handoff),
+      release_timeout_ns_(static_cast<std::uint64_t>(
+          std::chrono::duration<double, std::nano>(options.release_timeout).count())),
       nodes_(plan.nodes().size(), nullptr),
       kernel_params_(plan.nodes().size()),
       callbacks_(plan.nodes().size()) {
@@ -17,13 +43,33 @@ GraphExecutor::GraphExecutor(FramePlan& plan, HostNodeFailures& failures)
   HALOFLOW_CUDA(cudaGraphCreate(&raw_graph, 0), "frame '" + name + "'");
   graph_ = detail::Graph(raw_graph, "graph of frame '" + name + "'");
 
+  const std::vector<std::size_t> order = plan.topological_order();
+  if (handoff_ == Handoff::proxy) {
+    for (const std::size_t index : order) {
+      if (plan.node(index).kind() == NodeKind::host) proxied_.push_back({index, proxied_.size()});
+    }
+    if (!proxied_.empty()) {
+      const std::size_t count = proxied_.size();
+      slots_ = Buffer(Memory::host, count * sizeof(detail::HandoffSlot),
+                      "handoff slots of frame '" + name + "'", Backend::cuda);
+      std::memset(slots_.data(), 0, slots_.bytes());
+      executions_ = Buffer(Memory::device, count * sizeof(std::uint64_t),
+                           "handoff counters of frame '" + name + "'", Backend::cuda);
+      HALOFLOW_CUDA(cudaMemset(executions_.data(), 0, executions_.bytes()),
+                    "handoff counters of frame '" + name + "'");
+      handoff_args_.resize(count);
+      handoff_arg_pointers_.resize(count);
+      progress_ = detail::ProgressThread::shared();
+    }
+  }
+
   const auto dependencies = plan.dependencies();
   std::vector<cudaGraphNode_t> after;
   // Host nodes that wait on other ranks (split-phase ones: MPI exchanges) are chained in
   // topological order. CUDA may run independent host nodes in any order, one at a time; two
   // ranks running two exchanges in opposite orders would each wait for the other forever.
   cudaGraphNode_t previous_exchange = nullptr;
-  for (const std::size_t index : plan.topological_order()) {
+  for (const std::size_t index : order) {
     after.clear();
     for (const std::size_t d : dependencies[index]) after.push_back(nodes_[d]);
     const Node& node = plan.node(index);
@@ -33,8 +79,9 @@ GraphExecutor::GraphExecutor(FramePlan& plan, HostNodeFailures& failures)
         std::find(after.begin(), after.end(), previous_exchange) == after.end()) {
       after.push_back(previous_exchange);
     }
-    if (node.kind() == NodeKind::host) {
-      callbacks_[index] = HostCallback{&std::get<HostWork>(node.work).run, &node.name(), &failures};
+    if (host != nullptr) {
+      callbacks_[index] = HostCallback{&host->run, &node.name(), &failures, &host_calls_};
+      ++host_nodes_;
     }
     add_node(index, after);
     if (exchange) previous_exchange = nodes_[index];
@@ -51,6 +98,43 @@ GraphExecutor::GraphExecutor(FramePlan& plan, HostNodeFailures& failures)
   stream_ = detail::make_stream(priorities_.lowest, "launch stream of frame '" + name + "'");
   // Upload once so the first launch does not pay for moving the graph to the device.
   HALOFLOW_CUDA(cudaGraphUpload(executable_.get(), stream_.get()), "frame '" + name + "'");
+}
+
+GraphExecutor::~GraphExecutor() {
+  drain();
+}
+
+void GraphExecutor::drain() noexcept {
+  if (proxied_.empty()) return;
+  // The jobs' doorbells ring as the GPU reaches them; a bound well past the release timeout
+  // covers every frame still queued on the device.
+  const auto bound =
+      std::chrono::duration<double>(1e-9 * static_cast<double>(release_timeout_ns_) + 10.0);
+  const auto all_served = [this] {
+    return ledger_.served.load(std::memory_order_acquire) ==
+           ledger_.submitted.load(std::memory_order_relaxed);
+  };
+  bool clean = wait_until(all_served, bound);
+  if (!clean) {
+    ledger_.abandoned.store(true, std::memory_order_release);  // a graph that never ran
+    (void)wait_until(all_served, std::chrono::seconds(5));
+  }
+  auto* slots = slots_.as<detail::HandoffSlot>();
+  const auto all_acknowledged = [&] {
+    return std::all_of(proxied_.begin(), proxied_.end(), [&](const Proxied& p) {
+      return detail::load(slots[p.slot].acknowledged) >= launches_;
+    });
+  };
+  clean = clean && wait_until(all_acknowledged, std::chrono::seconds(5));
+  if (!clean) {
+    // The GPU may still write into the slots: leave them allocated rather than let it write
+    // into freed memory.
+    std::fprintf(stderr,
+                 "haloflow: frame '%s' was destroyed while %llu launches had not finished their "
+                 "host handoff; its handoff slots are left allocated\n",
+                 plan_.name().c_str(), static_cast<unsigned long long>(launches_));
+    (void)new Buffer(std::move(slots_));  // NOLINT(cppcoreguidelines-owning-memory): on purpose
+  }
 }
 
 void GraphExecutor::add_node(std::size_t index, const std::vector<cudaGraphNode_t>& after) {
@@ -77,6 +161,8 @@ void GraphExecutor::add_node(std::size_t index, const std::vector<cudaGraphNode_
                                            copy->destination.data, copy->source.data, copy->bytes,
                                            detail::to_cuda(*copy->kind())),
                   context);
+  } else if (node.kind() == NodeKind::host && handoff_ == Handoff::proxy) {
+    add_handoff(index, after);
   } else if (node.kind() == NodeKind::host) {
     const cudaHostNodeParams params{&HostCallback::invoke, &callbacks_[index]};
     HALOFLOW_CUDA(cudaGraphAddHostNode(out, graph_.get(), after.data(), after.size(), &params),
@@ -86,13 +172,61 @@ void GraphExecutor::add_node(std::size_t index, const std::vector<cudaGraphNode_
   }
 }
 
+void GraphExecutor::add_handoff(std::size_t index, const std::vector<cudaGraphNode_t>& after) {
+  const Node& node = plan_.node(index);
+  const auto found = std::find_if(proxied_.begin(), proxied_.end(),
+                                  [&](const Proxied& p) { return p.node == index; });
+  const std::size_t slot = found->slot;
+  handoff_args_[slot] = detail::HandoffArgs{.slot = slots_.as<detail::HandoffSlot>() + slot,
+                                            .executions = executions_.as<std::uint64_t>() + slot,
+                                            .deadline_ns = release_timeout_ns_};
+  handoff_arg_pointers_[slot] = &handoff_args_[slot];
+  cudaKernelNodeParams params{};
+  params.func = const_cast<void*>(detail::handoff_kernel_entry());
+  params.gridDim = dim3(1, 1, 1);
+  params.blockDim = dim3(1, 1, 1);
+  params.kernelParams = &handoff_arg_pointers_[slot];
+  cudaGraphNode_t* out = &nodes_[index];
+  const std::string context = "handoff of host node '" + node.name() + "'";
+  HALOFLOW_CUDA(cudaGraphAddKernelNode(out, graph_.get(), after.data(), after.size(), &params),
+                context);
+  cudaLaunchAttributeValue priority{};
+  priority.priority = node.lane() == Lane::communication ? priorities_.highest : priorities_.lowest;
+  HALOFLOW_CUDA(cudaGraphKernelNodeSetAttribute(*out, cudaLaunchAttributePriority, &priority),
+                context);
+}
+
 void GraphExecutor::launch(CUstream_st* stream) {
   launched_on_ = stream != nullptr ? stream : stream_.get();
   HALOFLOW_CUDA(cudaGraphLaunch(executable_.get(), launched_on_), plan_.name());
+  const std::uint64_t sequence = ++launches_;
+  if (proxied_.empty()) return;
+  // After the launch succeeded: a job is only ever queued for an execution that will ring. The
+  // doorbell may already have rung; the thread then serves the job at once.
+  auto* slots = slots_.as<detail::HandoffSlot>();
+  for (const Proxied& p : proxied_) {
+    progress_->submit(detail::HandoffJob{.slot = slots + p.slot,
+                                         .sequence = sequence,
+                                         .callback = &callbacks_[p.node],
+                                         .timer = proxy_timer_,
+                                         .node = p.node,
+                                         .ledger = &ledger_});
+  }
 }
 
 void GraphExecutor::wait() {
   if (launched_on_ != nullptr) HALOFLOW_CUDA(cudaStreamSynchronize(launched_on_), plan_.name());
+  if (proxied_.empty()) return;
+  const auto* slots = slots_.as<const detail::HandoffSlot>();
+  for (const Proxied& p : proxied_) {
+    const std::uint64_t gave_up = detail::load(slots[p.slot].gave_up);
+    if (gave_up <= gave_up_seen_) continue;
+    gave_up_seen_ = gave_up;
+    throw Error("frame '" + plan_.name() + "': host node '" + plan_.node(p.node).name() +
+                "' did not finish within " +
+                std::to_string(1e-9 * static_cast<double>(release_timeout_ns_)) +
+                " s (FrameOptions::release_timeout); the GPU went on without its result");
+  }
 }
 
 void GraphExecutor::kernel_args_changed(std::size_t node) {
@@ -104,6 +238,10 @@ void GraphExecutor::kernel_args_changed(std::size_t node) {
 }
 
 void GraphExecutor::time_host_work(NodeTimer* timer) {
+  if (handoff_ == Handoff::proxy) {
+    proxy_timer_ = timer;  // only between frames: no job of an earlier launch is pending
+    return;
+  }
   timed_.resize(plan_.nodes().size());
   for (std::size_t index = 0; index < plan_.nodes().size(); ++index) {
     if (plan_.node(index).kind() != NodeKind::host) continue;
@@ -117,8 +255,9 @@ void GraphExecutor::time_host_work(NodeTimer* timer) {
   }
 }
 
-std::unique_ptr<Executor> make_graph_executor(FramePlan& plan, HostNodeFailures& failures) {
-  return std::make_unique<GraphExecutor>(plan, failures);
+std::unique_ptr<Executor> make_graph_executor(FramePlan& plan, HostNodeFailures& failures,
+                                              const FrameOptions& options) {
+  return std::make_unique<GraphExecutor>(plan, failures, options);
 }
 
 }  // namespace haloflow

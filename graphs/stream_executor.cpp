@@ -66,6 +66,17 @@ class StreamExecutor final : public Executor {
     }
   }
 
+  // Host functions queued on the lanes call back into callbacks_: let them finish first.
+  ~StreamExecutor() override {
+    for (const Stream& lane : streams_) {
+      HALOFLOW_CUDA_NOTHROW(cudaStreamSynchronize(lane.get()), lane.name());
+    }
+  }
+  StreamExecutor(const StreamExecutor&) = delete;
+  StreamExecutor& operator=(const StreamExecutor&) = delete;
+  StreamExecutor(StreamExecutor&&) = delete;
+  StreamExecutor& operator=(StreamExecutor&&) = delete;
+
   void launch(CUstream_st* stream) override {
     launched_on_ = stream != nullptr ? stream : origin_.get();
     const std::string& frame = plan_.name();

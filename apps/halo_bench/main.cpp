@@ -1,7 +1,13 @@
 // The exchange benchmark: a 2D field of nx x nx cells per rank, split along y, a 5-point stencil
 // with a 1-cell halo, ping-pong buffers swapped by patching every step. Prints the frame time,
-// the interior alone, the communication chain alone and the fraction of the chain hidden.
-//   mpiexec -n 2 haloflow_halo_bench [--cells 16384] [--frames 200] [--executor graph]
+// the interior alone, the communication chain alone and the fraction of the chain hidden, each
+// launched and waited for one at a time (medians), and the same frames launched back to back
+// (means per frame: what a time-stepping loop sees).
+//   mpiexec -n 2 haloflow_halo_bench [--cells 16384] [--rows N] [--frames 200] [--executor graph]
+//       [--handoff auto|host-node|proxy] [--staging auto|copies|mapped]
+//       [--self-exchange device|mpi]   (mpi: one rank sends its halos to itself through MPI)
+//       [--breakdown 1]   (also the pieces of the chain alone: two tiny kernels, the same with a
+//                          no-op host node between them under each handoff, the exchange alone)
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -27,17 +33,34 @@ namespace {
 
 struct Options {
   std::int64_t cells = 16384;
+  std::int64_t rows = 0;  //!< rows per rank; 0: as many as cells (a square)
   int frames = 200;
   int warmup = 20;
   std::string executor = "graph";
+  std::string handoff = "auto";
+  std::string staging = "auto";
+  std::string self_exchange = "device";
+  bool breakdown = false;
 };
+
+Staging staging_from(const std::string& text) {
+  if (text == "auto") return Staging::automatic;
+  if (text == "copies") return Staging::copies;
+  if (text == "mapped") return Staging::mapped;
+  throw Error(fmt::format("--staging {}: expected auto, copies or mapped", text));
+}
+
+std::string_view staging_name(Staging staging) {
+  return staging == Staging::mapped ? "mapped" : staging == Staging::copies ? "copies" : "auto";
+}
 
 int run(const Options& options, int rank, int ranks) {
   const auto executor = *executor_from_string(options.executor);
   const auto backend = backend_of(executor);
   DecompositionSpec spec;
   spec.dimensions = 2;
-  spec.global_cells = {options.cells, options.cells * ranks, 1};
+  const std::int64_t rows = options.rows > 0 ? options.rows : options.cells;
+  spec.global_cells = {options.cells, rows * ranks, 1};
   spec.process_grid = {1, ranks, 1};
   spec.boundary = {Boundary::periodic, Boundary::periodic, Boundary::periodic};
   const CartesianDecomposition grid(spec, ranks, rank);
@@ -54,8 +77,17 @@ int run(const Options& options, int rank, int ranks) {
     a.upload(values.data(), bytes);
     b.upload(values.data(), bytes);
   }
+  if (options.self_exchange != "device" && options.self_exchange != "mpi") {
+    throw Error(fmt::format("--self-exchange {}: expected device or mpi", options.self_exchange));
+  }
+  const auto handoff = handoff_from_string(options.handoff);
+  if (!handoff) {
+    throw Error(fmt::format("--handoff {}: expected auto, host-node or proxy", options.handoff));
+  }
   HaloExchange<double> exchange(halo, MPI_COMM_WORLD, {{a.as<double>()}, {b.as<double>()}}, backend,
-                                {.timeout = std::chrono::seconds(30)});
+                                {.timeout = std::chrono::seconds(30),
+                                 .staging = staging_from(options.staging),
+                                 .self_on_device = options.self_exchange == "device"});
   const CellSplit split = split_owned_cells(layout, stencil);
   const std::int64_t stride = layout.extent()[0];
 
@@ -77,9 +109,10 @@ int run(const Options& options, int rank, int ranks) {
                                        kernels::box2_of(split.boundary[i], stride),
                                        a.as<const double>(), b.as<double>()));
   }
-  Frame full(plan, executor);
-  Frame interior_only(plan.only(Lane::bulk), executor);
-  Frame chain_only(plan.only(Lane::communication), executor);
+  const FrameOptions frame_options{.handoff = *handoff};
+  Frame full(plan, executor, frame_options);
+  Frame interior_only(plan.only(Lane::bulk), executor, frame_options);
+  Frame chain_only(plan.only(Lane::communication), executor, frame_options);
 
   // One step: read `from`, write `to`, after exchanging `from`'s halo; then the roles swap.
   // A lane-only frame holds some of these nodes; each is patched where it exists.
@@ -117,23 +150,84 @@ int run(const Options& options, int rank, int ranks) {
     interior_us.push_back(i);
     chain_us.push_back(c);
   }
+  // Back to back: `frames` launches of one frame, patched as a time-stepping loop patches them,
+  // then one wait; the mean per frame.
+  const auto pipelined = [&](Frame& frame) {
+    HALOFLOW_MPI(MPI_Barrier(MPI_COMM_WORLD), "benchmark");
+    const auto start = Clock::now();
+    for (int step = 0; step < options.frames; ++step) {
+      patch(frame, step);
+      frame.launch();
+    }
+    frame.wait();
+    return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / options.frames;
+  };
+  (void)pipelined(chain_only);  // the first run of each pays for its thread and queues
+  const double back_to_back[3] = {pipelined(full), pipelined(interior_only), pipelined(chain_only)};
   const double frame = median(full_us);
   const double inside = median(interior_us);
   const double chain = median(chain_us);
-  double medians[3] = {frame, inside, chain};
-  double slowest[3] = {};
-  HALOFLOW_MPI(MPI_Reduce(medians, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD), "results");
+  double mine[6] = {frame, inside, chain, back_to_back[0], back_to_back[1], back_to_back[2]};
+  double slowest[6] = {};
+  HALOFLOW_MPI(MPI_Reduce(mine, slowest, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD), "results");
   if (rank == 0) {
     std::printf(
         "halo bench: %d ranks, %lld x %lld cells per rank, face %lld cells (%lld bytes per "
-        "message), "
-        "%s executor, %d frames\n"
+        "message), %s executor, handoff %s, staging %s, self exchange %s, %d frames\n"
         "frame %.1f us, interior alone %.1f us, communication chain alone %.1f us, chain hidden "
-        "%.1f %% (slowest rank: frame %.1f, interior %.1f, chain %.1f)\n",
-        ranks, static_cast<long long>(options.cells), static_cast<long long>(options.cells),
+        "%.1f %% (slowest rank: frame %.1f, interior %.1f, chain %.1f)\n"
+        "back to back, per frame: frame %.1f us, interior alone %.1f us, communication chain "
+        "alone %.1f us (slowest rank)\n",
+        ranks, static_cast<long long>(options.cells), static_cast<long long>(rows),
         static_cast<long long>(options.cells), static_cast<long long>(options.cells * 8),
-        options.executor.c_str(), options.frames, frame, inside, chain,
-        100 * hidden_fraction(frame, inside, chain), slowest[0], slowest[1], slowest[2]);
+        options.executor.c_str(), options.handoff.c_str(),
+        std::string(staging_name(exchange.staging())).c_str(), options.self_exchange.c_str(),
+        options.frames, frame, inside, chain, 100 * hidden_fraction(frame, inside, chain),
+        slowest[0], slowest[1], slowest[2], slowest[3], slowest[4], slowest[5]);
+  }
+  if (options.breakdown) {
+    // The chain's pieces, each frame alone and back to back (no patching): what a handoff and
+    // the exchange's own nodes cost beyond two dependent kernels.
+    const auto tiny = [&](FramePlan& p, const std::string& name, std::vector<std::string> after) {
+      p.add_kernel({.name = name, .lane = Lane::communication, .after = std::move(after)}, average,
+                   LaunchShape::fixed(1, 32), std::size_t{1},
+                   kernels::Box2{.x0 = 1, .y0 = 1, .nx = 1, .stride = stride}, a.as<const double>(),
+                   b.as<double>());
+    };
+    const auto queued = [&](Frame& f) {
+      for (int step = 0; step < options.warmup; ++step) f.launch();
+      f.wait();
+      const auto start = Clock::now();
+      for (int step = 0; step < options.frames; ++step) f.launch();
+      f.wait();
+      return std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
+             options.frames;
+    };
+    FramePlan kernels_only("two kernels");
+    tiny(kernels_only, "k1", {});
+    tiny(kernels_only, "k2", {"k1"});
+    FramePlan with_host("kernel, host node, kernel");
+    tiny(with_host, "k1", {});
+    with_host.add_host({.name = "host", .lane = Lane::communication, .after = {"k1"}}, [] {});
+    tiny(with_host, "k2", {"host"});
+    FramePlan exchange_plan("exchange alone");
+    exchange.add_to(exchange_plan);
+    Frame two(kernels_only, executor);
+    Frame proxied(with_host, executor, {.handoff = Handoff::proxy});
+    Frame host_node(with_host, executor, {.handoff = Handoff::host_node});
+    Frame exchange_alone(exchange_plan, executor, frame_options);
+    double pieces[4] = {queued(two), queued(proxied), queued(host_node), queued(exchange_alone)};
+    double slowest_pieces[4] = {};
+    HALOFLOW_MPI(MPI_Reduce(pieces, slowest_pieces, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
+                 "results");
+    if (rank == 0) {
+      std::printf(
+          "breakdown, back to back, per frame: two tiny kernels %.1f us; with a no-op host node "
+          "between them: proxy %.1f us, host node %.1f us; the exchange alone (pack .. unpack, "
+          "handoff %s) %.1f us\n",
+          slowest_pieces[0], slowest_pieces[1], slowest_pieces[2], options.handoff.c_str(),
+          slowest_pieces[3]);
+    }
   }
   return 0;
 }
@@ -144,8 +238,13 @@ int main(int argc, char** argv) {
   Options options;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--cells") == 0) options.cells = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--rows") == 0) options.rows = std::atoll(argv[i + 1]);
     if (std::strcmp(argv[i], "--frames") == 0) options.frames = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--executor") == 0) options.executor = argv[i + 1];
+    if (std::strcmp(argv[i], "--handoff") == 0) options.handoff = argv[i + 1];
+    if (std::strcmp(argv[i], "--staging") == 0) options.staging = argv[i + 1];
+    if (std::strcmp(argv[i], "--self-exchange") == 0) options.self_exchange = argv[i + 1];
+    if (std::strcmp(argv[i], "--breakdown") == 0) options.breakdown = std::atoi(argv[i + 1]) != 0;
   }
   std::optional<MpiSession> mpi;  // outlives the handler below, which may need MPI_Abort
   try {

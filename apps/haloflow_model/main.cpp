@@ -40,6 +40,7 @@ struct Flags {
   std::string executor = "graph";
   std::string handoff = "auto";
   std::string transport = "auto";
+  std::string self_exchange = "device";
   double timeout_s = 60;
   double copy_bandwidth = models::ReportOptions{}.copy_bandwidth;
   std::string dump;
@@ -94,6 +95,11 @@ void add_flags(CLI::App& app, Flags& f) {
       ->capture_default_str();
   app.add_option("--transport", f.transport, "how halos travel between ranks")
       ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
+      ->capture_default_str();
+  app.add_option("--self-exchange", f.self_exchange,
+                 "a rank's halos to itself (periodic, one rank on an axis): device copy, or mpi "
+                 "(the host path, to measure it on one rank)")
+      ->check(CLI::IsMember({"device", "mpi"}))
       ->capture_default_str();
   app.add_option("--timeout", f.timeout_s, "seconds a halo exchange may wait for a neighbour")
       ->capture_default_str();
@@ -163,6 +169,7 @@ int run(const Flags& f, const haloflow::MpiSession& mpi) {
   options.gather = !f.dump.empty() || !f.compare.empty();
   options.handoff = *haloflow::handoff_from_string(f.handoff);
   options.transport = *haloflow::transport_from_string(f.transport);
+  options.self_on_device = f.self_exchange == "device";
   options.exchange_timeout = std::chrono::duration<double>(f.timeout_s);
   options.measure_overlap = f.overlap;
   const auto result = model->run_steps(options, MPI_COMM_WORLD);

@@ -26,7 +26,8 @@ Buffer::Buffer(Memory memory, std::size_t bytes, std::string name, Backend backe
   } else if (memory == Memory::device) {
     HALOFLOW_CUDA(cudaMalloc(&data_, bytes), context);
   } else {
-    HALOFLOW_CUDA(cudaHostAlloc(&data_, bytes, cudaHostAllocDefault), context);
+    HALOFLOW_CUDA(cudaHostAlloc(&data_, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
+                  context);
   }
 }
 

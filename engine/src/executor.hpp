@@ -1,6 +1,7 @@
 #pragma once
 // The interface each executor implements; internal to the engine (Frame is the public face).
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -14,24 +15,32 @@
 
 namespace haloflow {
 
-//! Collects the first failure of a host node: host nodes run on a CUDA driver thread, where an
-//! exception cannot propagate, so it is kept here and rethrown by Frame::wait.
+//! Collects the first failure of a host node: host nodes run on a CUDA driver thread or on
+//! haloflow's progress thread, where an exception cannot propagate, so it is kept here and
+//! rethrown by Frame::wait (or by the next Frame::launch).
 class HostNodeFailures {
  public:
   void record(const std::string& node, const std::string& what) noexcept;
   //! Throws the first recorded failure, and forgets it.
   void rethrow();
+  //! A failure is recorded and not yet rethrown. Host work of frames launched before it was
+  //! reported is then skipped: the run has failed, and no later frame waits on a peer again.
+  [[nodiscard]] bool pending() const noexcept { return pending_.load(std::memory_order_acquire); }
 
  private:
   std::mutex mutex_;
   std::string first_;
+  std::atomic<bool> pending_{false};
 };
 
 //! What a host node needs when CUDA calls it back: the function, its name, where failures go.
 struct HostCallback {
-  const std::function<void()>* run;
-  const std::string* node;
-  HostNodeFailures* failures;
+  const std::function<void()>* run = nullptr;
+  const std::string* node = nullptr;
+  HostNodeFailures* failures = nullptr;
+  //! Counted up after each call (run or skipped) when set: how an executor knows that the driver
+  //! is done with its callbacks before it frees them.
+  std::atomic<std::uint64_t>* calls = nullptr;
   //! The `cudaHostFn_t` trampoline: `data` is a HostCallback.
   static void invoke(void* data) noexcept;
 };
@@ -79,7 +88,8 @@ class Executor {
 };
 
 // Each factory reads `plan` during construction and keeps a reference: the Frame owns both.
-std::unique_ptr<Executor> make_graph_executor(FramePlan& plan, HostNodeFailures& failures);
+std::unique_ptr<Executor> make_graph_executor(FramePlan& plan, HostNodeFailures& failures,
+                                              const FrameOptions& options);
 std::unique_ptr<Executor> make_stream_executor(FramePlan& plan, int lanes,
                                                HostNodeFailures& failures);
 std::unique_ptr<Executor> make_host_executor(FramePlan& plan);

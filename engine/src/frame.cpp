@@ -51,6 +51,7 @@ void HostNodeFailures::record(const std::string& node, const std::string& what) 
   try {
     const std::lock_guard lock(mutex_);
     if (first_.empty()) first_ = fmt::format("host node '{}' failed: {}", node, what);
+    pending_.store(true, std::memory_order_release);
   } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory while reporting; nothing left
   }
 }
@@ -60,19 +61,24 @@ void HostNodeFailures::rethrow() {
   {
     const std::lock_guard lock(mutex_);
     message.swap(first_);
+    pending_.store(false, std::memory_order_release);
   }
   if (!message.empty()) throw Error(message);
 }
 
 void HostCallback::invoke(void* data) noexcept {
   auto* callback = static_cast<HostCallback*>(data);
-  try {
-    (*callback->run)();
-  } catch (const std::exception& error) {
-    callback->failures->record(*callback->node, error.what());
-  } catch (...) {
-    callback->failures->record(*callback->node, "an exception that is not a std::exception");
+  // A failure not yet reported means this run has failed already: do not wait on a peer again.
+  if (!callback->failures->pending()) {
+    try {
+      (*callback->run)();
+    } catch (const std::exception& error) {
+      callback->failures->record(*callback->node, error.what());
+    } catch (...) {
+      callback->failures->record(*callback->node, "an exception that is not a std::exception");
+    }
   }
+  if (callback->calls != nullptr) callback->calls->fetch_add(1, std::memory_order_release);
 }
 
 struct Frame::State {
@@ -89,7 +95,7 @@ Frame::Frame(FramePlan plan, ExecutorKind kind, FrameOptions options)
   state_->plan.validate();
   switch (kind) {
     case ExecutorKind::graph:
-      state_->executor = make_graph_executor(state_->plan, state_->failures);
+      state_->executor = make_graph_executor(state_->plan, state_->failures, state_->options);
       break;
     case ExecutorKind::streams:
       state_->executor = make_stream_executor(state_->plan, 2, state_->failures);
@@ -141,10 +147,16 @@ void Frame::patched(std::size_t index) {
 }
 
 void Frame::launch() {
-  state_->executor->launch(nullptr);
+  launch(nullptr);
 }
 
 void Frame::launch(CUstream_st* stream) {
+  // A host node of an earlier launch failed: report it now rather than queue more frames that
+  // would skip their host work anyway.
+  if (state_->failures.pending()) {
+    state_->executor->wait();
+    state_->failures.rethrow();
+  }
   state_->executor->launch(stream);
 }
 

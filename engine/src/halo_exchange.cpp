@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <thread>
 
@@ -43,25 +44,42 @@ std::optional<Transport> transport_from_string(std::string_view text) {
 
 namespace {
 constexpr int kDirections = 27;  // direction codes 0..26 (see make_halo_plan)
+
+//! A message to another rank, placed in the compact host-staged buffers.
+struct RemoteMessage {
+  const HaloMessage* message = nullptr;
+  std::int64_t send_offset = 0;     //!< elements into the send buffers
+  std::int64_t receive_offset = 0;  //!< elements into the receive buffers
+};
+
 }  // namespace
 
 template <class T>
 struct HaloExchange<T>::State {
   HaloPlan plan;
   ExchangeOptions options;
+  Backend backend = Backend::cpu;
   MPI_Comm communicator = MPI_COMM_NULL;
   int rank = 0;
+  Staging staging = Staging::copies;
+  std::vector<RemoteMessage> remote;  // to and from other ranks, in plan order
+  std::int64_t send_elements = 0;     // of the remote messages
+  std::int64_t receive_elements = 0;
   std::vector<Buffer> pointer_tables;  // per field set: the fields' device pointers
   Buffer send_segments;
   Buffer receive_segments;
+  Buffer self_runs;
   int send_segment_count = 0;
   int receive_segment_count = 0;
-  Buffer device_send;
+  int self_run_count = 0;
+  std::int64_t self_elements = 0;
+  Buffer device_send;  // copies staging only
   Buffer device_receive;
   Buffer host_send;
   Buffer host_receive;
   std::vector<MPI_Request> requests;  // receives first, then sends, as posted
   std::string context;                // "rank 3, exchange 'halo'": the start of every message
+  std::string failure;                // set when an exchange failed: every later one refuses
 
   void post();
   void finish();
@@ -74,18 +92,33 @@ struct HaloExchange<T>::State {
     return FieldTable<T>{pointer_tables.at(set).template as<T* const>(), extent[0],
                          extent[0] * extent[1]};
   }
+  [[nodiscard]] HaloBuffer<T> send_buffer() const {
+    const bool mapped = staging == Staging::mapped;
+    return {(mapped ? host_send : device_send).template as<T>(),
+            mapped && backend == Backend::cuda};
+  }
+  [[nodiscard]] HaloBuffer<T> receive_buffer() const {
+    const bool mapped = staging == Staging::mapped;
+    return {(mapped ? host_receive : device_receive).template as<T>(),
+            mapped && backend == Backend::cuda};
+  }
+  [[nodiscard]] std::size_t pack_count() const { return static_cast<std::size_t>(send_elements); }
+  [[nodiscard]] std::size_t unpack_count() const {
+    return static_cast<std::size_t>(receive_elements);
+  }
 };
 
 namespace {
 
-// One segment per field per message, in buffer order: message m's elements are field 0's box,
+// One segment per field per message, in buffer order: a message's elements are field 0's box,
 // then field 1's, ...
-std::vector<HaloSegment> segments_of(const HaloPlan& plan, bool sending) {
+std::vector<HaloSegment> segments_of(const std::vector<RemoteMessage>& remote, int fields,
+                                     bool sending) {
   std::vector<HaloSegment> segments;
-  for (const auto& message : plan.messages) {
-    const Box& box = sending ? message.send : message.receive;
-    const std::int64_t start = sending ? message.send_offset : message.receive_offset;
-    for (int field = 0; field < plan.layout.fields; ++field) {
+  for (const RemoteMessage& r : remote) {
+    const Box& box = sending ? r.message->send : r.message->receive;
+    const std::int64_t start = sending ? r.send_offset : r.receive_offset;
+    for (int field = 0; field < fields; ++field) {
       HaloSegment segment;
       segment.buffer_offset = start + field * box.volume();
       for (int axis = 0; axis < 3; ++axis) {
@@ -97,6 +130,40 @@ std::vector<HaloSegment> segments_of(const HaloPlan& plan, bool sending) {
     }
   }
   return segments;
+}
+
+//! The runs of a rank's exchange with itself: what message m sends to this rank arrives as the
+//! message from the opposite direction, so m's send box is copied into that one's receive box.
+std::vector<HaloCopySegment> self_runs_of(const HaloPlan& plan,
+                                          const std::vector<const HaloMessage*>& self) {
+  std::vector<HaloCopySegment> runs;
+  std::int64_t offset = 0;
+  for (const HaloMessage* sent : self) {
+    const auto opposite = std::find_if(self.begin(), self.end(), [&](const HaloMessage* other) {
+      return other->receive_tag == sent->send_tag;
+    });
+    if (opposite == self.end()) {
+      throw Error(
+          fmt::format("halo plan: the {} message a rank sends itself has no matching "
+                      "receive",
+                      direction_name(sent->direction)));
+    }
+    const Box& from = sent->send;
+    const Box& to = (*opposite)->receive;
+    for (int field = 0; field < plan.layout.fields; ++field) {
+      HaloCopySegment run;
+      run.offset = offset;
+      for (int axis = 0; axis < 3; ++axis) {
+        run.from[axis] = from.lo[axis];
+        run.to[axis] = to.lo[axis];
+        run.extent[axis] = from.hi[axis] - from.lo[axis];
+      }
+      run.field = field;
+      runs.push_back(run);
+      offset += from.volume();
+    }
+  }
+  return runs;
 }
 
 template <class Item>
@@ -115,6 +182,27 @@ int message_bytes(const HaloMessage& message, std::size_t element_size, std::str
   return static_cast<int>(bytes);
 }
 
+void check_thread_level(const std::string& name) {
+  int initialised = 0;
+  HALOFLOW_MPI(MPI_Initialized(&initialised), "checking MPI before an exchange");
+  if (initialised == 0) {
+    throw Error(
+        fmt::format("exchange '{}': MPI is not initialised; call MPI_Init_thread asking "
+                    "for MPI_THREAD_MULTIPLE (or use haloflow::MpiSession) first",
+                    name));
+  }
+  int provided = MPI_THREAD_SINGLE;
+  HALOFLOW_MPI(MPI_Query_thread(&provided), "checking MPI's thread level");
+  if (provided < MPI_THREAD_MULTIPLE) {
+    throw Error(
+        fmt::format("exchange '{}': MPI was initialised with thread level {}; the graph "
+                    "executor calls MPI from another thread (haloflow's progress thread or a "
+                    "CUDA driver thread) while the caller's may call MPI too, which needs "
+                    "MPI_THREAD_MULTIPLE ({})",
+                    name, provided, MPI_THREAD_MULTIPLE));
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -125,23 +213,8 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
   State& s = *state_;
   s.plan = std::move(plan);
   s.options = std::move(options);
-  int initialised = 0;
-  HALOFLOW_MPI(MPI_Initialized(&initialised), "checking MPI before an exchange");
-  if (initialised == 0) {
-    throw Error(
-        fmt::format("exchange '{}': MPI is not initialised; call MPI_Init_thread asking "
-                    "for MPI_THREAD_MULTIPLE (or use haloflow::MpiSession) first",
-                    s.options.name));
-  }
-  int provided = MPI_THREAD_SINGLE;
-  HALOFLOW_MPI(MPI_Query_thread(&provided), "checking MPI's thread level");
-  if (provided < MPI_THREAD_MULTIPLE) {
-    throw Error(
-        fmt::format("exchange '{}': MPI was initialised with thread level {}; the graph "
-                    "executor calls MPI from a CUDA driver thread, which needs "
-                    "MPI_THREAD_MULTIPLE ({})",
-                    s.options.name, provided, MPI_THREAD_MULTIPLE));
-  }
+  s.backend = backend;
+  check_thread_level(s.options.name);
   HALOFLOW_MPI(MPI_Comm_rank(communicator, &s.rank), "the exchange's communicator");
   s.context = fmt::format("rank {}, exchange '{}'", s.rank, s.options.name);
   if (field_sets.empty()) throw Error(fmt::format("{}: no field set given", s.context));
@@ -153,22 +226,47 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
     s.pointer_tables.push_back(device_copy_of(
         field_sets[set], fmt::format("{} field set {}", s.options.name, set), backend));
   }
-  const auto send = segments_of(s.plan, true);
-  const auto receive = segments_of(s.plan, false);
+
+  // Messages a rank sends itself are copied on the device; the others go through MPI.
+  std::vector<const HaloMessage*> self;
+  for (const HaloMessage& message : s.plan.messages) {
+    (void)message_bytes(message, sizeof(T), s.context);
+    if (message.peer == s.rank && s.options.self_on_device) {
+      self.push_back(&message);
+      continue;
+    }
+    s.remote.push_back({&message, s.send_elements, s.receive_elements});
+    s.send_elements += message.elements;
+    s.receive_elements += message.elements;
+  }
+  const auto runs = self_runs_of(s.plan, self);
+  s.self_run_count = static_cast<int>(runs.size());
+  for (const HaloMessage* message : self) s.self_elements += message->elements;
+  s.self_runs = device_copy_of(runs, s.options.name + " self copy runs", backend);
+
+  const auto send_bytes = static_cast<std::size_t>(s.send_elements) * sizeof(T);
+  const auto receive_bytes = static_cast<std::size_t>(s.receive_elements) * sizeof(T);
+  s.staging = s.options.staging;
+  if (s.staging == Staging::automatic) {
+    // On the host executor every buffer is host memory: copies would only copy.
+    s.staging = backend == Backend::cpu || send_bytes <= s.options.mapped_limit ? Staging::mapped
+                                                                                : Staging::copies;
+  }
+  const auto send = segments_of(s.remote, s.plan.layout.fields, true);
+  const auto receive = segments_of(s.remote, s.plan.layout.fields, false);
   s.send_segment_count = static_cast<int>(send.size());
   s.receive_segment_count = static_cast<int>(receive.size());
   s.send_segments = device_copy_of(send, s.options.name + " send segments", backend);
   s.receive_segments = device_copy_of(receive, s.options.name + " receive segments", backend);
-  const auto send_bytes = static_cast<std::size_t>(s.plan.send_elements) * sizeof(T);
-  const auto receive_bytes = static_cast<std::size_t>(s.plan.receive_elements) * sizeof(T);
-  s.device_send = Buffer(Memory::device, send_bytes, s.options.name + " send (device)", backend);
-  s.device_receive =
-      Buffer(Memory::device, receive_bytes, s.options.name + " receive (device)", backend);
+  if (s.staging == Staging::copies) {
+    s.device_send = Buffer(Memory::device, send_bytes, s.options.name + " send (device)", backend);
+    s.device_receive =
+        Buffer(Memory::device, receive_bytes, s.options.name + " receive (device)", backend);
+  }
   s.host_send = Buffer(Memory::host, send_bytes, s.options.name + " send (pinned)", backend);
   s.host_receive =
       Buffer(Memory::host, receive_bytes, s.options.name + " receive (pinned)", backend);
-  s.requests.assign(2 * s.plan.messages.size(), MPI_REQUEST_NULL);
-  for (const auto& message : s.plan.messages) (void)message_bytes(message, sizeof(T), s.context);
+  s.requests.assign(2 * s.remote.size(), MPI_REQUEST_NULL);
   // A private communicator: our tags cannot match the caller's messages, and errors come back
   // as codes (reported with context) instead of aborting inside MPI.
   HALOFLOW_MPI(MPI_Comm_dup(communicator, &s.communicator), s.context);
@@ -212,24 +310,40 @@ ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> 
     return names;
   }
   const auto shape = LaunchShape::fixed(s.options.blocks, s.options.block_size);
-  pack_node_ =
-      plan.add_kernel({.name = names.pack, .lane = comm, .after = std::move(after)},
-                      halo_pack_kernel<T>(), shape, static_cast<std::size_t>(s.plan.send_elements),
-                      s.send_segments.template as<const HaloSegment>(), s.send_segment_count,
-                      s.table(0), s.device_send.template as<T>());
-  plan.add_copy({.name = names.download, .lane = comm, .after = {names.pack}}, s.host_send.view(),
-                s.device_send.view(), s.host_send.bytes());
+  std::string self_copy;
+  if (s.self_run_count > 0) {
+    self_copy = prefix + ".self";
+    plan.add_kernel({.name = self_copy, .lane = comm, .after = after}, halo_self_copy_kernel<T>(),
+                    shape, static_cast<std::size_t>(s.self_elements),
+                    s.self_runs.template as<const HaloCopySegment>(), s.self_run_count, s.table(0));
+    if (s.remote.empty()) return {self_copy, self_copy, self_copy, self_copy, self_copy};
+  }
+  plan.add_kernel({.name = names.pack, .lane = comm, .after = std::move(after)},
+                  halo_pack_kernel<T>(), shape, s.pack_count(),
+                  s.send_segments.template as<const HaloSegment>(), s.send_segment_count,
+                  s.table(0), s.send_buffer());
+  if (s.staging == Staging::copies) {
+    plan.add_copy({.name = names.download, .lane = comm, .after = {names.pack}}, s.host_send.view(),
+                  s.device_send.view(), s.host_send.bytes());
+  } else {
+    names.download = names.pack;
+  }
   // The state lives on the heap, so the node stays valid when this object is moved.
   plan.add_split_host(
       {.name = names.exchange, .lane = comm, .after = {names.download}},
       [state = state_.get()] { state->post(); }, [state = state_.get()] { state->finish(); });
-  plan.add_copy({.name = names.upload, .lane = comm, .after = {names.exchange}},
-                s.device_receive.view(), s.host_receive.view(), s.host_receive.bytes());
-  unpack_node_ = plan.add_kernel(
-      {.name = names.unpack, .lane = comm, .after = {names.upload}}, halo_unpack_kernel<T>(), shape,
-      static_cast<std::size_t>(s.plan.receive_elements),
-      s.receive_segments.template as<const HaloSegment>(), s.receive_segment_count, s.table(0),
-      s.device_receive.template as<const T>());
+  if (s.staging == Staging::copies) {
+    plan.add_copy({.name = names.upload, .lane = comm, .after = {names.exchange}},
+                  s.device_receive.view(), s.host_receive.view(), s.host_receive.bytes());
+  } else {
+    names.upload = names.exchange;
+  }
+  std::vector<std::string> unpack_after = {names.upload};
+  if (!self_copy.empty()) unpack_after.push_back(self_copy);  // the last node joins both
+  plan.add_kernel({.name = names.unpack, .lane = comm, .after = std::move(unpack_after)},
+                  halo_unpack_kernel<T>(), shape, s.unpack_count(),
+                  s.receive_segments.template as<const HaloSegment>(), s.receive_segment_count,
+                  s.table(0), s.receive_buffer());
   return names;
 }
 
@@ -240,13 +354,21 @@ void HaloExchange<T>::use_field_set(Frame& frame, std::size_t set) {
     throw Error(fmt::format("{}: field set {} does not exist (it has {})", s.context, set,
                             s.pointer_tables.size()));
   }
-  if (s.plan.messages.empty()) return;
-  frame.update(pack_node_, static_cast<std::size_t>(s.plan.send_elements),
+  const std::string& prefix = s.options.name;
+  if (s.self_run_count > 0) {
+    frame.update(
+        KernelNode<std::size_t, const HaloCopySegment*, int, FieldTable<T>>{0, prefix + ".self"},
+        static_cast<std::size_t>(s.self_elements), s.self_runs.template as<const HaloCopySegment>(),
+        s.self_run_count, s.table(set));
+  }
+  if (s.remote.empty()) return;
+  using BufferNode = KernelNode<std::size_t, const HaloSegment*, int, FieldTable<T>, HaloBuffer<T>>;
+  frame.update(BufferNode{0, prefix + ".pack"}, s.pack_count(),
                s.send_segments.template as<const HaloSegment>(), s.send_segment_count, s.table(set),
-               s.device_send.template as<T>());
-  frame.update(unpack_node_, static_cast<std::size_t>(s.plan.receive_elements),
+               s.send_buffer());
+  frame.update(BufferNode{0, prefix + ".unpack"}, s.unpack_count(),
                s.receive_segments.template as<const HaloSegment>(), s.receive_segment_count,
-               s.table(set), s.device_receive.template as<const T>());
+               s.table(set), s.receive_buffer());
 }
 
 template <class T>
@@ -262,18 +384,22 @@ void HaloExchange<T>::finish() {
 template <class T>
 void HaloExchange<T>::State::post() {
   State& s = *this;
-  const std::size_t count = s.plan.messages.size();
+  if (!s.failure.empty()) {
+    throw Error(fmt::format("{}: not exchanged, since an earlier exchange failed: {}", s.context,
+                            s.failure));
+  }
+  const std::size_t count = s.remote.size();
   // Every receive before any send: no message arrives unexpected, and no rank waits on a send.
   for (std::size_t m = 0; m < count; ++m) {
-    const auto& message = s.plan.messages[m];
-    HALOFLOW_MPI(MPI_Irecv(s.host_receive.template as<T>() + message.receive_offset,
+    const HaloMessage& message = *s.remote[m].message;
+    HALOFLOW_MPI(MPI_Irecv(s.host_receive.template as<T>() + s.remote[m].receive_offset,
                            static_cast<int>(message.elements * sizeof(T)), MPI_BYTE, message.peer,
                            s.tag(message.receive_tag), s.communicator, &s.requests[m]),
                  s.context);
   }
   for (std::size_t m = 0; m < count; ++m) {
-    const auto& message = s.plan.messages[m];
-    HALOFLOW_MPI(MPI_Isend(s.host_send.template as<T>() + message.send_offset,
+    const HaloMessage& message = *s.remote[m].message;
+    HALOFLOW_MPI(MPI_Isend(s.host_send.template as<T>() + s.remote[m].send_offset,
                            static_cast<int>(message.elements * sizeof(T)), MPI_BYTE, message.peer,
                            s.tag(message.send_tag), s.communicator, &s.requests[count + m]),
                  s.context);
@@ -296,11 +422,11 @@ void HaloExchange<T>::State::finish() {
     if (done == 0) std::this_thread::yield();
   }
   // Name the first request still open, then drop them all so MPI can shut down cleanly.
-  const std::size_t count = s.plan.messages.size();
+  const std::size_t count = s.remote.size();
   std::string what;
   for (std::size_t r = 0; r < s.requests.size() && what.empty(); ++r) {
     if (s.requests[r] == MPI_REQUEST_NULL) continue;
-    const auto& message = s.plan.messages[r % count];
+    const HaloMessage& message = *s.remote[r % count].message;
     what = r < count ? fmt::format("no halo arrived from rank {} (direction {})", message.peer,
                                    direction_name(message.direction))
                      : fmt::format("the halo sent to rank {} (direction {}) was not taken",
@@ -311,8 +437,9 @@ void HaloExchange<T>::State::finish() {
     if (r < count) MPI_Cancel(&s.requests[r]);
     MPI_Request_free(&s.requests[r]);
   }
-  throw Error(fmt::format("{}: {} within {} s; is that rank alive and running the same case?",
-                          s.context, what, s.options.timeout.count()));
+  s.failure = fmt::format("{} within {} s; is that rank alive and running the same case?", what,
+                          s.options.timeout.count());
+  throw Error(fmt::format("{}: {}", s.context, s.failure));
 }
 
 template <class T>
@@ -332,6 +459,14 @@ const ExchangeOptions& HaloExchange<T>::options() const {
 template <class T>
 std::size_t HaloExchange<T>::field_sets() const {
   return state_->pointer_tables.size();
+}
+template <class T>
+Staging HaloExchange<T>::staging() const {
+  return state_->staging;
+}
+template <class T>
+std::size_t HaloExchange<T>::remote_messages() const {
+  return state_->remote.size();
 }
 template <class T>
 Buffer& HaloExchange<T>::host_send() {

@@ -1,5 +1,5 @@
-// Pack and unpack of every neighbour's halo in one grid-stride kernel each: a thread finds its
-// segment (one field's box of one message) by binary search over the segments' buffer offsets.
+// Pack, unpack and self copy of every neighbour's halo, one grid-stride kernel each: a thread finds
+// its segment (one field's box of one message) by binary search over the segments' offsets.
 
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/per_cell.cuh"
@@ -7,13 +7,23 @@
 namespace haloflow {
 namespace {
 
-HALOFLOW_HD inline const HaloSegment& segment_of(std::int64_t element, const HaloSegment* segments,
-                                                 int count) {
+template <class Segment>
+HALOFLOW_HD inline std::int64_t start_of(const Segment& segment) {
+  if constexpr (requires { segment.buffer_offset; }) {
+    return segment.buffer_offset;
+  } else {
+    return segment.offset;
+  }
+}
+
+template <class Segment>
+HALOFLOW_HD inline const Segment& segment_of(std::int64_t element, const Segment* segments,
+                                             int count) {
   int low = 0;
   int high = count - 1;
   while (low < high) {  // the last segment whose offset is <= element
     const int middle = (low + high + 1) / 2;
-    if (segments[middle].buffer_offset <= element) {
+    if (start_of(segments[middle]) <= element) {
       low = middle;
     } else {
       high = middle - 1;
@@ -22,54 +32,99 @@ HALOFLOW_HD inline const HaloSegment& segment_of(std::int64_t element, const Hal
   return segments[low];
 }
 
+//! The cell `local` elements into a box starting at `lower` with `extent` cells, x fastest.
 template <class T>
-HALOFLOW_HD inline T& field_cell(std::int64_t element, const HaloSegment& segment,
-                                 const FieldTable<T>& table) {
-  const std::int64_t local = element - segment.buffer_offset;
-  const std::int64_t i = segment.lower[0] + local % segment.extent[0];
-  const std::int64_t j = segment.lower[1] + (local / segment.extent[0]) % segment.extent[1];
-  const std::int64_t k = segment.lower[2] + local / (segment.extent[0] * segment.extent[1]);
-  return table.fields[segment.field][i + table.stride_y * j + table.stride_z * k];
+HALOFLOW_HD inline T& cell_at(std::int64_t local, const std::int64_t (&lower)[3],
+                              const std::int64_t (&extent)[3], std::int32_t field,
+                              const FieldTable<T>& table) {
+  const std::int64_t i = lower[0] + local % extent[0];
+  const std::int64_t j = lower[1] + (local / extent[0]) % extent[1];
+  const std::int64_t k = lower[2] + local / (extent[0] * extent[1]);
+  return table.fields[field][i + table.stride_y * j + table.stride_z * k];
+}
+
+// Host-mapped buffers are touched by the host between kernels: loads that never trust a cached
+// line, stores that write through to system memory. Device buffers use plain accesses.
+template <class T>
+HALOFLOW_HD inline T load_halo(const HaloBuffer<T>& buffer, std::int64_t e) {
+#if defined(__CUDA_ARCH__)
+  if (buffer.host_mapped) return __ldcv(buffer.data + e);
+#endif
+  return buffer.data[e];
+}
+
+template <class T>
+HALOFLOW_HD inline void store_halo(const HaloBuffer<T>& buffer, std::int64_t e, T value) {
+#if defined(__CUDA_ARCH__)
+  if (buffer.host_mapped) {
+    __stwt(buffer.data + e, value);
+    return;
+  }
+#endif
+  buffer.data[e] = value;
 }
 
 template <class T>
 struct Pack {
   static HALOFLOW_HD void apply(std::size_t element, const HaloSegment* segments, int count,
-                                FieldTable<T> table, T* buffer) {
+                                FieldTable<T> table, HaloBuffer<T> buffer) {
     const auto e = static_cast<std::int64_t>(element);
-    buffer[e] = field_cell(e, segment_of(e, segments, count), table);
+    const HaloSegment& s = segment_of(e, segments, count);
+    store_halo(buffer, e, cell_at(e - s.buffer_offset, s.lower, s.extent, s.field, table));
   }
 };
 
 template <class T>
 struct Unpack {
   static HALOFLOW_HD void apply(std::size_t element, const HaloSegment* segments, int count,
-                                FieldTable<T> table, const T* buffer) {
+                                FieldTable<T> table, HaloBuffer<T> buffer) {
     const auto e = static_cast<std::int64_t>(element);
-    field_cell(e, segment_of(e, segments, count), table) = buffer[e];
+    const HaloSegment& s = segment_of(e, segments, count);
+    cell_at(e - s.buffer_offset, s.lower, s.extent, s.field, table) = load_halo(buffer, e);
+  }
+};
+
+template <class T>
+struct SelfCopy {
+  static HALOFLOW_HD void apply(std::size_t element, const HaloCopySegment* runs, int count,
+                                FieldTable<T> table) {
+    const auto e = static_cast<std::int64_t>(element);
+    const HaloCopySegment& run = segment_of(e, runs, count);
+    const std::int64_t local = e - run.offset;
+    cell_at(local, run.to, run.extent, run.field, table) =
+        cell_at(local, run.from, run.extent, run.field, table);
   }
 };
 
 }  // namespace
 
 template <class T>
-KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, T*> halo_pack_kernel() {
-  return grid_stride_kernel<Pack<T>, const HaloSegment*, int, FieldTable<T>, T*>("halo_pack");
+KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, HaloBuffer<T>> halo_pack_kernel() {
+  return grid_stride_kernel<Pack<T>, const HaloSegment*, int, FieldTable<T>, HaloBuffer<T>>(
+      "halo_pack");
 }
 
 template <class T>
-KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, const T*> halo_unpack_kernel() {
-  return grid_stride_kernel<Unpack<T>, const HaloSegment*, int, FieldTable<T>, const T*>(
+KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, HaloBuffer<T>> halo_unpack_kernel() {
+  return grid_stride_kernel<Unpack<T>, const HaloSegment*, int, FieldTable<T>, HaloBuffer<T>>(
       "halo_unpack");
 }
 
-template KernelRef<std::size_t, const HaloSegment*, int, FieldTable<float>, float*>
-halo_pack_kernel<float>();
-template KernelRef<std::size_t, const HaloSegment*, int, FieldTable<double>, double*>
-halo_pack_kernel<double>();
-template KernelRef<std::size_t, const HaloSegment*, int, FieldTable<float>, const float*>
-halo_unpack_kernel<float>();
-template KernelRef<std::size_t, const HaloSegment*, int, FieldTable<double>, const double*>
-halo_unpack_kernel<double>();
+template <class T>
+KernelRef<std::size_t, const HaloCopySegment*, int, FieldTable<T>> halo_self_copy_kernel() {
+  return grid_stride_kernel<SelfCopy<T>, const HaloCopySegment*, int, FieldTable<T>>(
+      "halo_self_copy");
+}
+
+#define HALOFLOW_HALO_KERNELS(T)                                                         \
+  template KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, HaloBuffer<T>> \
+  halo_pack_kernel<T>();                                                                 \
+  template KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, HaloBuffer<T>> \
+  halo_unpack_kernel<T>();                                                               \
+  template KernelRef<std::size_t, const HaloCopySegment*, int, FieldTable<T>>            \
+  halo_self_copy_kernel<T>();
+HALOFLOW_HALO_KERNELS(float)
+HALOFLOW_HALO_KERNELS(double)
+#undef HALOFLOW_HALO_KERNELS
 
 }  // namespace haloflow

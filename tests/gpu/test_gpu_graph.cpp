@@ -36,57 +36,63 @@ cudaGraphNodeType type_of(cudaGraphNode_t node) {
 }  // namespace
 
 TEST_CASE("the seed frame lowers to the expected nodes, edges and priorities") {
-  models::SeedCase seed;
-  seed.cells = 1 << 20;
-  seed.halo_cells = 1 << 12;
-  auto seed_frame = models::build_seed_frame(seed, Backend::cuda);
-  Frame frame(seed_frame.plan, ExecutorKind::graph);
-  auto& lowered = dynamic_cast<GraphExecutor&>(frame.implementation());
-  const FramePlan& plan = frame.plan();
+  for (const Handoff handoff : {Handoff::host_node, Handoff::proxy}) {
+    CAPTURE(to_string(handoff));
+    models::SeedCase seed;
+    seed.cells = 1 << 20;
+    seed.halo_cells = 1 << 12;
+    auto seed_frame = models::build_seed_frame(seed, Backend::cuda);
+    Frame frame(seed_frame.plan, ExecutorKind::graph, {.handoff = handoff});
+    auto& lowered = dynamic_cast<GraphExecutor&>(frame.implementation());
+    const FramePlan& plan = frame.plan();
 
-  std::size_t count = 0;
-  REQUIRE(cudaGraphGetNodes(lowered.graph(), nullptr, &count) == cudaSuccess);
-  CHECK(count == plan.nodes().size());
-  std::vector<cudaGraphNode_t> nodes(count);
-  REQUIRE(cudaGraphGetNodes(lowered.graph(), nodes.data(), &count) == cudaSuccess);
+    std::size_t count = 0;
+    REQUIRE(cudaGraphGetNodes(lowered.graph(), nullptr, &count) == cudaSuccess);
+    CHECK(count == plan.nodes().size());
+    std::vector<cudaGraphNode_t> nodes(count);
+    REQUIRE(cudaGraphGetNodes(lowered.graph(), nodes.data(), &count) == cudaSuccess);
 
-  int lowest = 0;
-  int highest = 0;
-  REQUIRE(cudaDeviceGetStreamPriorityRange(&lowest, &highest) == cudaSuccess);
-  REQUIRE(lowest != highest);  // otherwise priorities could not be told apart
+    int lowest = 0;
+    int highest = 0;
+    REQUIRE(cudaDeviceGetStreamPriorityRange(&lowest, &highest) == cudaSuccess);
+    REQUIRE(lowest != highest);  // otherwise priorities could not be told apart
 
-  const std::map<std::string, cudaGraphNodeType> expected_type{
-      {"interior_flux", cudaGraphNodeTypeKernel}, {"pack", cudaGraphNodeTypeKernel},
-      {"download", cudaGraphNodeTypeMemcpy},      {"exchange", cudaGraphNodeTypeHost},
-      {"upload", cudaGraphNodeTypeMemcpy},        {"unpack", cudaGraphNodeTypeKernel},
-      {"boundary_flux", cudaGraphNodeTypeKernel}};
-  std::map<cudaGraphNode_t, std::string> name_of;
-  for (std::size_t i = 0; i < plan.nodes().size(); ++i) {
-    const auto& name = plan.node(i).name();
-    cudaGraphNode_t node = lowered.graph_node(i);
-    name_of[node] = name;
-    CHECK(std::find(nodes.begin(), nodes.end(), node) != nodes.end());
-    CAPTURE(name);
-    CHECK(type_of(node) == expected_type.at(name));
-    if (type_of(node) == cudaGraphNodeTypeKernel) {
-      CHECK(priority_of(node) == (plan.node(i).lane() == Lane::communication ? highest : lowest));
+    const std::map<std::string, cudaGraphNodeType> expected_type{
+        {"interior_flux", cudaGraphNodeTypeKernel},
+        {"pack", cudaGraphNodeTypeKernel},
+        {"download", cudaGraphNodeTypeMemcpy},
+        {"exchange", handoff == Handoff::proxy ? cudaGraphNodeTypeKernel : cudaGraphNodeTypeHost},
+        {"upload", cudaGraphNodeTypeMemcpy},
+        {"unpack", cudaGraphNodeTypeKernel},
+        {"boundary_flux", cudaGraphNodeTypeKernel}};
+    std::map<cudaGraphNode_t, std::string> name_of;
+    for (std::size_t i = 0; i < plan.nodes().size(); ++i) {
+      const auto& name = plan.node(i).name();
+      cudaGraphNode_t node = lowered.graph_node(i);
+      name_of[node] = name;
+      CHECK(std::find(nodes.begin(), nodes.end(), node) != nodes.end());
+      CAPTURE(name);
+      CHECK(type_of(node) == expected_type.at(name));
+      if (type_of(node) == cudaGraphNodeTypeKernel) {
+        CHECK(priority_of(node) == (plan.node(i).lane() == Lane::communication ? highest : lowest));
+      }
     }
-  }
 
-  std::size_t edge_count = 0;
-  REQUIRE(cudaGraphGetEdges(lowered.graph(), nullptr, nullptr, nullptr, &edge_count) ==
-          cudaSuccess);
-  std::vector<cudaGraphNode_t> from(edge_count);
-  std::vector<cudaGraphNode_t> to(edge_count);
-  REQUIRE(cudaGraphGetEdges(lowered.graph(), from.data(), to.data(), nullptr, &edge_count) ==
-          cudaSuccess);
-  std::set<std::pair<std::string, std::string>> edges;
-  for (std::size_t e = 0; e < edge_count; ++e) edges.emplace(name_of[from[e]], name_of[to[e]]);
-  CHECK(edges == std::set<std::pair<std::string, std::string>>{{"pack", "download"},
-                                                               {"download", "exchange"},
-                                                               {"exchange", "upload"},
-                                                               {"upload", "unpack"},
-                                                               {"unpack", "boundary_flux"}});
+    std::size_t edge_count = 0;
+    REQUIRE(cudaGraphGetEdges(lowered.graph(), nullptr, nullptr, nullptr, &edge_count) ==
+            cudaSuccess);
+    std::vector<cudaGraphNode_t> from(edge_count);
+    std::vector<cudaGraphNode_t> to(edge_count);
+    REQUIRE(cudaGraphGetEdges(lowered.graph(), from.data(), to.data(), nullptr, &edge_count) ==
+            cudaSuccess);
+    std::set<std::pair<std::string, std::string>> edges;
+    for (std::size_t e = 0; e < edge_count; ++e) edges.emplace(name_of[from[e]], name_of[to[e]]);
+    CHECK(edges == std::set<std::pair<std::string, std::string>>{{"pack", "download"},
+                                                                 {"download", "exchange"},
+                                                                 {"exchange", "upload"},
+                                                                 {"upload", "unpack"},
+                                                                 {"unpack", "boundary_flux"}});
+  }
 }
 
 TEST_CASE("a patched kernel parameter takes effect on the next replay") {
@@ -115,24 +121,27 @@ TEST_CASE("a patched kernel parameter takes effect on the next replay") {
 }
 
 TEST_CASE("independent exchanges are chained in plan order in the lowered graph") {
-  FramePlan plan("two exchanges");
-  plan.add_split_host(
-      {.name = "a", .lane = Lane::communication}, [] {}, [] {});
-  plan.add_split_host(
-      {.name = "b", .lane = Lane::communication}, [] {}, [] {});
-  plan.add_host({.name = "plain", .lane = Lane::communication}, [] {});
-  Frame frame(std::move(plan), ExecutorKind::graph);
-  auto& lowered = dynamic_cast<GraphExecutor&>(frame.implementation());
-  std::size_t edge_count = 0;
-  REQUIRE(cudaGraphGetEdges(lowered.graph(), nullptr, nullptr, nullptr, &edge_count) ==
-          cudaSuccess);
-  std::vector<cudaGraphNode_t> from(edge_count);
-  std::vector<cudaGraphNode_t> to(edge_count);
-  REQUIRE(cudaGraphGetEdges(lowered.graph(), from.data(), to.data(), nullptr, &edge_count) ==
-          cudaSuccess);
-  // Exactly one edge: a before b. The plain host node waits on nobody, so it stays free.
-  REQUIRE(edge_count == 1);
-  CHECK(from[0] == lowered.graph_node(0));
-  CHECK(to[0] == lowered.graph_node(1));
-  frame.run();
+  for (const Handoff handoff : {Handoff::host_node, Handoff::proxy}) {
+    CAPTURE(to_string(handoff));
+    FramePlan plan("two exchanges");
+    plan.add_split_host(
+        {.name = "a", .lane = Lane::communication}, [] {}, [] {});
+    plan.add_split_host(
+        {.name = "b", .lane = Lane::communication}, [] {}, [] {});
+    plan.add_host({.name = "plain", .lane = Lane::communication}, [] {});
+    Frame frame(std::move(plan), ExecutorKind::graph, {.handoff = handoff});
+    auto& lowered = dynamic_cast<GraphExecutor&>(frame.implementation());
+    std::size_t edge_count = 0;
+    REQUIRE(cudaGraphGetEdges(lowered.graph(), nullptr, nullptr, nullptr, &edge_count) ==
+            cudaSuccess);
+    std::vector<cudaGraphNode_t> from(edge_count);
+    std::vector<cudaGraphNode_t> to(edge_count);
+    REQUIRE(cudaGraphGetEdges(lowered.graph(), from.data(), to.data(), nullptr, &edge_count) ==
+            cudaSuccess);
+    // Exactly one edge: a before b. The plain host node waits on nobody, so it stays free.
+    REQUIRE(edge_count == 1);
+    CHECK(from[0] == lowered.graph_node(0));
+    CHECK(to[0] == lowered.graph_node(1));
+    frame.run();
+  }
 }

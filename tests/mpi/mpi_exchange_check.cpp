@@ -1,8 +1,10 @@
 // Run under mpiexec: exchanges ghost cells for many decompositions and checks that every ghost
-// cell holds exactly the value of the global cell it mirrors (values encode global indices).
+// cell holds exactly the value of the global cell it mirrors (values encode global indices),
+// for every way the halos can travel: staged through copies or mapped memory, a rank's halos to
+// itself on the device or through MPI, and under the graph executor both host-node lowerings.
 //   haloflow_mpi_check [--executor host|graph|streams|serial]
-//   haloflow_mpi_check --skip-rank R --timeout S   (rank R never exchanges: the others must
-//                                                   fail within S seconds, naming R)
+//   haloflow_mpi_check --skip-rank R --timeout S [--handoff host-node|proxy]
+//                      (rank R never exchanges: the others must fail within S seconds, naming R)
 // Exit: 0 all good, 1 a failure, 77 GPU executor asked for without a GPU (ctest: skipped).
 
 #include <fmt/format.h>
@@ -38,6 +40,33 @@ struct Config {
   int ghost_width;
   Index3 global;
 };
+
+//! One way of running the exchange (see the file comment).
+struct Variant {
+  Handoff handoff = Handoff::automatic;
+  Staging staging = Staging::automatic;
+  bool self_on_device = true;
+};
+
+std::string describe(const Variant& v) {
+  return fmt::format("{}, {}, self {}", to_string(v.handoff),
+                     v.staging == Staging::mapped ? "mapped" : "copies",
+                     v.self_on_device ? "device" : "mpi");
+}
+
+std::vector<Variant> variants_for(ExecutorKind executor) {
+  std::vector<Variant> variants;
+  const bool graph = executor == ExecutorKind::graph;
+  for (const Handoff handoff : {Handoff::host_node, Handoff::proxy}) {
+    if (!graph && handoff == Handoff::proxy) continue;  // only the graph executor lowers it
+    for (const Staging staging : {Staging::copies, Staging::mapped}) {
+      for (const bool self_on_device : {true, false}) {
+        variants.push_back({graph ? handoff : Handoff::automatic, staging, self_on_device});
+      }
+    }
+  }
+  return variants;
+}
 
 std::string describe(const Config& c) {
   return fmt::format("{}D {} {} ghost {} global {}x{}x{}", c.dimensions,
@@ -135,7 +164,8 @@ long count_wrong(const Config& c, const CartesianDecomposition& grid, const Fiel
 }
 
 // Two exchanges (ids 0 and 1) of two fields each, in one frame, with no order between them.
-long check(const Config& c, ExecutorKind executor, MPI_Comm world, int rank, int ranks) {
+long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm world, int rank,
+           int ranks) {
   const auto backend = backend_of(executor);
   DecompositionSpec spec;
   spec.dimensions = c.dimensions;
@@ -148,16 +178,19 @@ long check(const Config& c, ExecutorKind executor, MPI_Comm world, int rank, int
       make_halo_plan(grid, Stencil{c.shape, c.ghost_width}, c.ghost_width, kFields);
   auto first = make_fields(grid, halo.layout, 0, backend);
   auto second = make_fields(grid, halo.layout, 1, backend);
-  HaloExchange<double> exchange_a(
-      halo, world, {first.pointers}, backend,
-      {.exchange_id = 0, .timeout = std::chrono::seconds(20), .name = "a"});
-  HaloExchange<double> exchange_b(
-      halo, world, {second.pointers}, backend,
-      {.exchange_id = 1, .timeout = std::chrono::seconds(20), .name = "b"});
+  const auto options = [&](int id, const char* name) {
+    return ExchangeOptions{.exchange_id = id,
+                           .timeout = std::chrono::seconds(20),
+                           .staging = v.staging,
+                           .self_on_device = v.self_on_device,
+                           .name = name};
+  };
+  HaloExchange<double> exchange_a(halo, world, {first.pointers}, backend, options(0, "a"));
+  HaloExchange<double> exchange_b(halo, world, {second.pointers}, backend, options(1, "b"));
   FramePlan plan("exchange check");
   exchange_a.add_to(plan);
   exchange_b.add_to(plan);
-  Frame frame(std::move(plan), executor);
+  Frame frame(std::move(plan), executor, {.handoff = v.handoff});
   frame.run();
   return count_wrong(c, grid, halo.layout, 0, first) + count_wrong(c, grid, halo.layout, 1, second);
 }
@@ -176,26 +209,30 @@ int run_checks(ExecutorKind executor, int rank, int ranks) {
     }
   }
   long failures = 0;
-  for (const auto& config : configs) {
-    const long wrong = check(config, executor, MPI_COMM_WORLD, rank, ranks);
-    long total = 0;
-    HALOFLOW_MPI(MPI_Allreduce(&wrong, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD), "results");
-    if (rank == 0) {
-      std::printf("%-45s %s\n", describe(config).c_str(),
-                  total == 0 ? "ok" : fmt::format("{} wrong cells", total).c_str());
+  std::size_t checks = 0;
+  for (const auto& variant : variants_for(executor)) {
+    for (const auto& config : configs) {
+      const long wrong = check(config, variant, executor, MPI_COMM_WORLD, rank, ranks);
+      long total = 0;
+      HALOFLOW_MPI(MPI_Allreduce(&wrong, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD), "results");
+      if (rank == 0) {
+        std::printf("%-45s %-32s %s\n", describe(config).c_str(), describe(variant).c_str(),
+                    total == 0 ? "ok" : fmt::format("{} wrong cells", total).c_str());
+      }
+      failures += total != 0 ? 1 : 0;
+      ++checks;
     }
-    failures += total != 0 ? 1 : 0;
   }
   if (rank == 0) {
     std::printf("mpi exchange check (%s executor, %d ranks): %zu passed, %ld failed\n",
-                std::string(to_string(executor)).c_str(), ranks, configs.size() - failures,
-                failures);
+                std::string(to_string(executor)).c_str(), ranks, checks - failures, failures);
   }
   return failures == 0 ? 0 : 1;
 }
 
 // Rank `skip` never joins the exchange; every other rank must report it within `timeout`.
-int run_timeout(ExecutorKind executor, int rank, int ranks, int skip, double timeout) {
+int run_timeout(ExecutorKind executor, Handoff handoff, int rank, int ranks, int skip,
+                double timeout) {
   DecompositionSpec spec;
   spec.dimensions = 1;
   spec.global_cells = {8L * ranks, 1, 1};
@@ -207,7 +244,7 @@ int run_timeout(ExecutorKind executor, int rank, int ranks, int skip, double tim
                                 {.timeout = std::chrono::duration<double>(timeout)});
   FramePlan plan("timeout check");
   exchange.add_to(plan);
-  Frame frame(std::move(plan), executor);
+  Frame frame(std::move(plan), executor, {.handoff = handoff});
   if (rank == skip) {
     std::this_thread::sleep_for(std::chrono::duration<double>(4 * timeout + 5));
     return 0;  // only reached if nobody aborted: the others failed to notice
@@ -236,7 +273,9 @@ int main(int argc, char** argv) {
   std::string executor_name = "host";
   int skip = -1;
   double timeout = 1.0;
+  std::string handoff_name = "auto";
   for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--handoff") == 0) handoff_name = argv[i + 1];
     if (std::strcmp(argv[i], "--executor") == 0) executor_name = argv[i + 1];
     if (std::strcmp(argv[i], "--skip-rank") == 0) skip = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--timeout") == 0) timeout = std::atof(argv[i + 1]);
@@ -251,7 +290,11 @@ int main(int argc, char** argv) {
       if (mpi.world_rank() == 0) std::puts("no CUDA device: GPU exchange checks skipped");
       return 77;
     }
-    if (skip >= 0) return run_timeout(*executor, mpi.world_rank(), mpi.world_size(), skip, timeout);
+    const auto handoff = handoff_from_string(handoff_name);
+    if (!handoff) throw Error(fmt::format("--handoff {}: unknown handoff", handoff_name));
+    if (skip >= 0) {
+      return run_timeout(*executor, *handoff, mpi.world_rank(), mpi.world_size(), skip, timeout);
+    }
     return run_checks(*executor, mpi.world_rank(), mpi.world_size());
   } catch (const std::exception& error) {
     std::fprintf(stderr, "haloflow_mpi_check: %s\n", error.what());

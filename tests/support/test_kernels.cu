@@ -21,7 +21,19 @@ struct Fill {
   static HALOFLOW_HD void apply(std::size_t i, double* data, double value) { data[i] = value; }
 };
 
+struct RecordValue {
+  static HALOFLOW_HD void apply(std::size_t /*cell*/, const std::uint64_t* value,
+                                std::uint64_t* log) {
+    log[1 + log[0]] = *static_cast<const volatile std::uint64_t*>(value);
+    ++log[0];
+  }
+};
+
 }  // namespace
+
+KernelRef<std::size_t, const std::uint64_t*, std::uint64_t*> record_value() {
+  return per_cell_kernel<RecordValue, const std::uint64_t*, std::uint64_t*>("record_value");
+}
 
 KernelRef<std::size_t, int*> write_index() {
   return per_cell_kernel<WriteIndex, int*>("write_index");

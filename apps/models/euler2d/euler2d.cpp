@@ -260,6 +260,7 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
                            ExchangeOptions{.exchange_id = k,
                                            .timeout = config.run.exchange_timeout,
                                            .transport = config.run.transport,
+                                           .self_on_device = config.run.self_on_device,
                                            .name = fmt::format("stage{}.halo", k)});
   }
 

@@ -116,9 +116,11 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
     u_new.upload(initial.data(), bytes);
   };
   load_initial();
-  HaloExchange<T> exchange(
-      halo, communicator, {{u.as<T>()}, {u_new.as<T>()}}, backend,
-      {.timeout = config.run.exchange_timeout, .transport = config.run.transport, .name = "halo"});
+  HaloExchange<T> exchange(halo, communicator, {{u.as<T>()}, {u_new.as<T>()}}, backend,
+                           {.timeout = config.run.exchange_timeout,
+                            .transport = config.run.transport,
+                            .self_on_device = config.run.self_on_device,
+                            .name = "halo"});
 
   const double dt = time_step(config);
   const auto coefficient = [&](int axis) {

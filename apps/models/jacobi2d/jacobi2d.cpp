@@ -189,9 +189,11 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
     buffers.b.upload(initial.data(), bytes);
   };
   load_initial();
-  HaloExchange<T> exchange(
-      halo, communicator, {{buffers.a.as<T>()}, {buffers.b.as<T>()}}, backend,
-      {.timeout = config.run.exchange_timeout, .transport = config.run.transport, .name = "halo"});
+  HaloExchange<T> exchange(halo, communicator, {{buffers.a.as<T>()}, {buffers.b.as<T>()}}, backend,
+                           {.timeout = config.run.exchange_timeout,
+                            .transport = config.run.transport,
+                            .self_on_device = config.run.self_on_device,
+                            .name = "halo"});
   const CellSplit cells = split_update(update_box(grid, layout), layout, kStar);
   // Two frames, each built and instantiated once: steps without the norm run the one without
   // its nodes, so they pay nothing for it.

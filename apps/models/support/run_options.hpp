@@ -53,6 +53,9 @@ struct RunOptions {
   Handoff handoff = Handoff::automatic;
   //! How halos travel between ranks (ExchangeOptions::transport).
   Transport transport = Transport::automatic;
+  //! A rank that is its own neighbour copies those halos on the device; false sends them through
+  //! MPI like any other (ExchangeOptions::self_on_device: the host path measured on one rank).
+  bool self_on_device = true;
   //! A neighbour that has not answered the halo exchange after this long ends the run.
   std::chrono::duration<double> exchange_timeout = std::chrono::seconds(60);
   //! Called on every rank (collectively) after each `output_every`-th timed step and after the
@@ -82,7 +85,12 @@ struct RunOptions {
   StepObserver* observer = nullptr;
 
   //! The options every frame of the run is built with.
-  [[nodiscard]] FrameOptions frame_options() const { return FrameOptions{.handoff = handoff}; }
+  //! The GPU waits for a host node a little longer than the exchange's own bound, so that the
+  //! exchange is the one to report a silent peer.
+  [[nodiscard]] FrameOptions frame_options() const {
+    return FrameOptions{.handoff = handoff,
+                        .release_timeout = exchange_timeout + std::chrono::seconds(5)};
+  }
 };
 
 //! \brief What the overlap measurement found: medians of whole frames, each the slowest rank's.

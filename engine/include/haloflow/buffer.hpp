@@ -20,8 +20,9 @@ enum class Backend { cuda, cpu };
   return kind == ExecutorKind::host ? Backend::cpu : Backend::cuda;
 }
 
-//! \brief Owns one allocation: `Memory::device` through cudaMalloc, `Memory::host` pinned through
-//! cudaHostAlloc (so copies overlap with kernels), or plain host memory under `Backend::cpu`.
+//! \brief Owns one allocation: `Memory::device` through cudaMalloc, `Memory::host` pinned and
+//! mapped through cudaHostAlloc (copies overlap with kernels, and kernels may read and write it
+//! directly at the same address: unified addressing), or plain host memory under `Backend::cpu`.
 class Buffer {
  public:
   //! \brief An empty buffer (owns nothing), to be moved into.

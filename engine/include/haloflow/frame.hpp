@@ -3,6 +3,7 @@
 //! \brief An executable frame: a validated plan bound to one executor, launched every step and
 //! patched only through typed kernel-parameter updates.
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -39,6 +40,10 @@ enum class Handoff {
 struct FrameOptions {
   //! How host nodes are lowered under the graph executor (other executors ignore it).
   Handoff handoff = Handoff::automatic;
+  //! Proxy handoff: how long the GPU waits for a host node's work before it gives up, lets the
+  //! graph finish and has Frame::wait report the node. Longer than the work's own bound (an
+  //! exchange's ExchangeOptions::timeout, 60 s by default), so that the work reports first.
+  std::chrono::duration<double> release_timeout = std::chrono::seconds(90);
 };
 
 //! \brief The executor's name as executor_from_string() parses it ("graph", ...).

@@ -32,6 +32,17 @@ struct HaloSegment {
   std::int32_t field = 0;              //!< which field of the set, in [0, layout.fields)
 };
 
+//! \brief One run of a rank's exchange with itself (a periodic axis it alone spans): the box at
+//! `from` is copied to the ghost box at `to`, both `extent` cells of field `field`. Runs are
+//! numbered like buffer elements (from `offset` on) although no buffer holds them.
+struct HaloCopySegment {
+  std::int64_t offset = 0;             //!< first element of the run, for the binary search
+  std::int64_t from[3] = {0, 0, 0};    //!< first owned cell read
+  std::int64_t to[3] = {0, 0, 0};      //!< first ghost cell written
+  std::int64_t extent[3] = {1, 1, 1};  //!< cells per axis, each >= 1
+  std::int32_t field = 0;              //!< which field of the set
+};
+
 //! \brief The kernels' view of where the fields live.
 template <class T>
 struct FieldTable {
@@ -40,12 +51,32 @@ struct FieldTable {
   std::int64_t stride_z = 0;   //!< elements between planes
 };
 
+//! \brief A halo buffer as the pack and unpack kernels see it: device memory, or pinned host
+//! memory the kernels read and write directly over PCIe (then with loads that never trust a
+//! cached line and stores that write through, since the host touches it between kernels).
+template <class T>
+struct HaloBuffer {
+  T* data = nullptr;  //!< the first element (a device address either way: unified addressing)
+  bool host_mapped = false;  //!< pinned host memory, accessed directly over PCIe
+};
+
 //! pack(elements, segments, segment count, fields, buffer): buffer[e] = the field cell of e.
 template <class T>
-KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, T*> halo_pack_kernel();
+KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, HaloBuffer<T>> halo_pack_kernel();
 //! unpack(elements, segments, segment count, fields, buffer): the field cell of e = buffer[e].
 template <class T>
-KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, const T*> halo_unpack_kernel();
+KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, HaloBuffer<T>> halo_unpack_kernel();
+//! self copy(elements, runs, run count, fields): each run's ghost box = its owned box.
+template <class T>
+KernelRef<std::size_t, const HaloCopySegment*, int, FieldTable<T>> halo_self_copy_kernel();
+
+//! \brief How the halos of the host-staged (mpi) transport reach the pinned host buffers MPI
+//! sends from and receives into.
+enum class Staging {
+  automatic,  //!< `mapped` up to ExchangeOptions::mapped_limit bytes per exchange, else `copies`
+  copies,     //!< pack into device memory, then a copy node to host (and back before unpack)
+  mapped,     //!< pack writes the pinned host buffer directly, unpack reads it: no copy nodes
+};
 
 //! \brief How halos travel between ranks.
 enum class Transport {
@@ -69,6 +100,16 @@ struct ExchangeOptions {
   std::chrono::duration<double> timeout = std::chrono::seconds(60);
   //! How the halos travel (Transport).
   Transport transport = Transport::automatic;
+  //! How host-staged halos get to and from the host (Staging).
+  Staging staging = Staging::automatic;
+  //! The largest halo (bytes sent per exchange) that Staging::automatic stages through mapped
+  //! memory: below it the two copy nodes cost more than the kernels' PCIe traffic (measured on
+  //! an H200, docs/benchmarks.md).
+  std::size_t mapped_limit = std::size_t{256} << 10;
+  //! A rank that is its own neighbour (a periodic axis with one rank) copies those halos on the
+  //! device, with no MPI and no PCIe; false sends them through MPI like any other (to measure
+  //! the host path on one rank).
+  bool self_on_device = true;
   //! Prefix of the node names ("halo" gives "halo.pack", "halo.download", ...).
   std::string name = "halo";
   //! Threads per block and blocks of the grid-stride pack and unpack kernels.
@@ -78,8 +119,11 @@ struct ExchangeOptions {
   unsigned blocks = 264;
 };
 
-//! \brief The node names an exchange added, so later nodes can depend on them. With no
-//! neighbour all five are empty nodes, so those dependencies still resolve.
+//! \brief The node names an exchange added, so later nodes can depend on them. A step the chain
+//! does not need is named by the node before it (with mapped staging `download` is the pack and
+//! `upload` the exchange; a rank whose only neighbour is itself has one node, "<name>.self",
+//! under every name), and with no neighbour all five are empty nodes: dependencies on any of the
+//! names always resolve.
 struct ExchangeNodes {
   std::string pack;      //!< "<name>.pack": the kernel that gathers the send boxes
   std::string download;  //!< "<name>.download": device send buffer to pinned host
@@ -113,16 +157,20 @@ class HaloExchange {
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
 
-  //! \brief Adds pack, download, exchange, upload and unpack (all in the communication lane);
-  //! pack runs after `after`. Call once per plan.
+  //! \brief Adds the exchange's nodes, all in the communication lane, the first ones after
+  //! `after`: pack, download, exchange, upload, unpack for the halos of other ranks (no copy nodes
+  //! with mapped staging), and "<name>.self" for those a rank sends itself. May be called for
+  //! several plans (e.g. one frame per parity of the step); their frames must not run at once.
   ExchangeNodes add_to(FramePlan& plan, std::vector<std::string> after = {});
-  //! \brief Makes the exchange nodes of `frame` (built from the plan given to `add_to`) read and
-  //! write field set `set` from the next launch on: two kernel patches, nothing rebuilt.
-  //! \throws Error for a set that does not exist.
+  //! \brief Makes the exchange nodes of `frame` (built from a plan given to `add_to`) read and
+  //! write field set `set` from the next launch on: a patch of each of its kernels, nothing
+  //! rebuilt. \throws Error for a set that does not exist.
   void use_field_set(Frame& frame, std::size_t set);
 
   //! \brief Host side, first half: posts every MPI_Irecv, then every MPI_Isend, from the pinned
-  //! buffers. Makes no CUDA call (it runs on a CUDA driver thread inside a graph).
+  //! buffers. Makes no CUDA call (it runs on a CUDA driver thread or haloflow's progress thread
+  //! inside a graph). \throws Error if an earlier exchange failed: a failed exchange stays
+  //! failed, so no later frame waits on the silent peer again.
   void post();
   //! \brief Host side, second half: waits for every request, at most `options.timeout`.
   //! \throws Error naming this rank, the peer and the direction that did not complete.
@@ -136,18 +184,19 @@ class HaloExchange {
   [[nodiscard]] const ExchangeOptions& options() const;
   //! \brief How many field sets use_field_set() can choose from.
   [[nodiscard]] std::size_t field_sets() const;
-  //! \brief The pinned buffer MPI sends from (`plan().send_elements` elements of T): what the
-  //! download node fills and post() sends, at each message's `send_offset`.
+  //! \brief How this exchange stages its host-staged halos (never `automatic`: as chosen).
+  [[nodiscard]] Staging staging() const;
+  //! \brief Messages that travel between ranks (those a rank copies to itself excluded).
+  [[nodiscard]] std::size_t remote_messages() const;
+  //! \brief The pinned buffer MPI sends from: the messages to other ranks, back to back in
+  //! plan order.
   [[nodiscard]] Buffer& host_send();
-  //! \brief The pinned buffer MPI receives into (`plan().receive_elements` elements of T): what
-  //! finish() completes and the upload node copies, at each message's `receive_offset`.
+  //! \brief The pinned buffer MPI receives into, laid out as host_send().
   [[nodiscard]] Buffer& host_receive();
 
  private:
   struct State;
   std::unique_ptr<State> state_;
-  KernelNode<std::size_t, const HaloSegment*, int, FieldTable<T>, T*> pack_node_;
-  KernelNode<std::size_t, const HaloSegment*, int, FieldTable<T>, const T*> unpack_node_;
 };
 
 extern template class HaloExchange<float>;
