@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "haloflow/error.hpp"
+#include "input_files.hpp"
 
 namespace haloflow::input {
 
@@ -15,12 +13,9 @@ std::string read_json_text(const std::filesystem::path& path, const std::string&
   if (std::filesystem::is_directory(path, error)) {
     throw Error(fmt::format("{}: is a directory; expected {}", path.string(), expected));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot be opened for reading", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw Error(fmt::format("{}: could not be read", path.string()));
-  std::string content = text.str();
+  std::optional<std::string> text = read_input_file(path);
+  if (!text) throw Error(fmt::format("{}: cannot be opened for reading", path.string()));
+  std::string content = std::move(*text);
   if (content.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw Error(fmt::format("{}: is empty; expected {}{}", path.string(), expected, hint));
   }

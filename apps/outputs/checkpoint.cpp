@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <regex>
 
 #include "haloflow/error.hpp"
+#include "input_files.hpp"
 #include "output_files.hpp"
 
 namespace haloflow::outputs {
@@ -129,15 +129,14 @@ std::vector<unsigned char> read_checkpoint(const std::filesystem::path& director
                                            const CheckpointKey& key) {
   const auto path = checkpoint_file(directory, key.step, key.rank);
   const std::string name = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const std::optional<std::string> file = input::read_input_file(path);
+  if (!file) {
     throw Error(
         fmt::format("checkpoint {}: missing or unreadable (the checkpoint of step {} "
                     "should hold a file for each of {} ranks)",
                     name, key.step, key.ranks));
   }
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
-                                   std::istreambuf_iterator<char>());
+  const std::vector<unsigned char> bytes(file->begin(), file->end());
   if (bytes.size() < kHeaderBytes) {
     throw Error(fmt::format("checkpoint {}: truncated: {} bytes, shorter than its {}-byte header",
                             name, bytes.size(), kHeaderBytes));

@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
+#include <cstring>
 #include <vector>
 
 #include "haloflow/error.hpp"
+#include "input_files.hpp"
 #include "output_files.hpp"
 
 namespace haloflow::outputs {
@@ -14,17 +15,15 @@ namespace {
 
 template <class T>
 std::vector<T> read_raw(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw Error(fmt::format("{}: could not be opened", path));
-  const auto bytes = static_cast<std::size_t>(in.tellg());
+  const std::optional<std::string> file = input::read_input_file(path);
+  if (!file) throw Error(fmt::format("{}: could not be opened", path));
+  const std::size_t bytes = file->size();
   if (bytes % sizeof(T) != 0) {
     throw Error(fmt::format("{}: {} bytes is not a whole number of {}-byte values", path, bytes,
                             sizeof(T)));
   }
   std::vector<T> values(bytes / sizeof(T));
-  in.seekg(0);
-  in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(bytes));
-  if (!in) throw Error(fmt::format("{}: could not be read", path));
+  std::memcpy(values.data(), file->data(), bytes);
   return values;
 }
 
