@@ -173,6 +173,15 @@ void check_top_keys(JsonFields& fields, const nlohmann::json& root, const std::s
 
 }  // namespace
 
+void override_exchange(nlohmann::json& root, const std::string& handoff,
+                       const std::string& transport) {
+  if (handoff.empty() && transport.empty()) return;
+  if (!root.is_object() || (root.contains("exchange") && !root["exchange"].is_object())) return;
+  nlohmann::json& exchange = root["exchange"];
+  if (!handoff.empty()) exchange["handoff"] = handoff;
+  if (!transport.empty()) exchange["transport"] = transport;
+}
+
 std::string read_case_text(const std::filesystem::path& path) {
   return input::read_json_text(path, "a JSON case file", " (an object with \"model\")");
 }

@@ -57,6 +57,11 @@ struct CaseFile {
   [[nodiscard]] models::Stepping stepping() const { return {run.steps, run.warmup}; }
 };
 
+//! Lays the command line's --handoff and --transport (empty: not given) on a case document's
+//! exchange section, before the reader reads it (which then checks them as it checks the case).
+void override_exchange(nlohmann::json& root, const std::string& handoff,
+                       const std::string& transport);
+
 //! The text of a case file. \throws Error for a directory, a missing or unreadable file, an
 //! empty one.
 [[nodiscard]] std::string read_case_text(const std::filesystem::path& path);

@@ -43,8 +43,10 @@ class Recording final : public models::StepObserver {
     written_.push_back(options_.dot_path);
     if (frames.front()->executor() != ExecutorKind::graph) return;
     for (std::size_t i = 0; i < frames.size(); ++i) {
-      // CUDA writes this one itself (cudaGraphDebugDotPrint); refused above unless forced.
+      // CUDA writes this one itself (cudaGraphDebugDotPrint), so it is refused here unless
+      // forced; the first frame's was checked before the run.
       const std::string path = cuda_dot_path(options_.dot_path, i);
+      outputs::refuse_existing(path, options_.force);
       write_cuda_graph_dot(*frames[i], path);
       written_.push_back(path);
     }
@@ -194,7 +196,10 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
   const auto device = current_device();
   const MachineLimits limits{.ranks = mpi.world_size(),
                              .memory_gib = device ? device->memory_gib : 16.0};
-  const CaseFile c = read_case_everywhere(options.case_path, limits, mpi);
+  const CaseFile c =
+      read_case_everywhere(options.case_path, limits, mpi, [&](nlohmann::json& root_json) {
+        override_exchange(root_json, options.handoff, options.transport);
+      });
   ExecutorKind kind = ExecutorKind::host;
   try {
     kind = choose_replay_executor(options.executor, have_gpu);

@@ -25,6 +25,8 @@ struct ReplayOptions {
   std::string dot_path;           //!< the plans' DOT (and the CUDA graphs' next to it)
   std::string report_path;        //!< the overlap report as JSON
   bool force = false;             //!< overwrite existing output files
+  std::string handoff;            //!< the exchange's handoff; empty: the case's
+  std::string transport;          //!< the exchange's transport; empty: the case's
 };
 
 //! What a replay found, on rank 0 (other ranks: `ranks` is empty).

@@ -50,12 +50,7 @@ void apply_flags(const RunFlags& flags, nlohmann::json& root) {
     if (flags.checkpoint_every >= 0) run["checkpoint_every"] = flags.checkpoint_every;
     if (flags.output_every >= 0) run["output_every"] = flags.output_every;
   }
-  if (!flags.handoff.empty() || !flags.transport.empty()) {
-    if (root.contains("exchange") && !root["exchange"].is_object()) return;
-    nlohmann::json& exchange = root["exchange"];
-    if (!flags.handoff.empty()) exchange["handoff"] = flags.handoff;
-    if (!flags.transport.empty()) exchange["transport"] = flags.transport;
-  }
+  override_exchange(root, flags.handoff, flags.transport);
 }
 
 // The default directory is never reused: a later run of the same case gets runs/NAME.2, .3, ...

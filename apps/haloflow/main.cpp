@@ -102,6 +102,14 @@ int main(int argc, char** argv) {
   replay->add_option("--dot", replay_options.dot_path,
                      "write the plans as DOT (and, for graph, the CUDA graphs to NAME.cuda.dot)");
   replay->add_option("--report", replay_options.report_path, "write the overlap report as JSON");
+  replay
+      ->add_option("--handoff", replay_options.handoff,
+                   "how graph frames hand host nodes to the host (default: the case's)")
+      ->check(CLI::IsMember({"auto", "host-node", "proxy"}));
+  replay
+      ->add_option("--transport", replay_options.transport,
+                   "how halos travel between ranks (default: the case's)")
+      ->check(CLI::IsMember({"auto", "mpi", "nccl"}));
   replay->add_flag("--force", replay_options.force, "overwrite existing output files");
   auto* info = app.add_subcommand("info", "describe the device, MPI and this build");
   try {

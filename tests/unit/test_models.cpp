@@ -24,8 +24,7 @@ nlohmann::json resolved_defaults(const char* name) {
 }  // namespace
 
 TEST_CASE("the registry lists every model once, in the order messages use") {
-  CHECK(models::model_names() ==
-        std::vector<std::string>{"seed", "jacobi2d", "heat3d", "euler2d"});
+  CHECK(models::model_names() == std::vector<std::string>{"seed", "jacobi2d", "heat3d", "euler2d"});
   for (const auto& name : models::model_names()) {
     const auto model = models::make_model(name);
     REQUIRE(model != nullptr);
@@ -52,8 +51,8 @@ TEST_CASE("each model's defaults live in its reader") {
   CHECK(euler["riemann"] == "hllc");
   CHECK(euler["rk"] == 3);
   CHECK(models::make_model("jacobi2d")->default_steps() == 1000);
-  CHECK(models::make_model("seed")->length_keys() == std::vector<std::string>{"frames",
-                                                                              "host_frames"});
+  CHECK(models::make_model("seed")->length_keys() ==
+        std::vector<std::string>{"frames", "host_frames"});
 }
 
 TEST_CASE("a model's reader names each bad key and value by its pointer") {
