@@ -223,7 +223,7 @@ class CuptiSpanSource final : public SpanSource {
 
  private:
   static bool is_gpu_work(NodeKind kind) {
-    return kind == NodeKind::kernel || kind == NodeKind::copy;
+    return kind == NodeKind::kernel || kind == NodeKind::copy;  // a stream node's clones are hidden
   }
 
   void subscribe() {

@@ -161,6 +161,8 @@ void GraphExecutor::add_node(std::size_t index, const std::vector<cudaGraphNode_
                                            copy->destination.data, copy->source.data, copy->bytes,
                                            detail::to_cuda(*copy->kind())),
                   context);
+  } else if (const auto* work = std::get_if<StreamWork>(&node.work)) {
+    add_captured(index, *work, after);
   } else if (node.kind() == NodeKind::host && handoff_ == Handoff::proxy) {
     add_handoff(index, after);
   } else if (node.kind() == NodeKind::host) {
@@ -193,6 +195,59 @@ void GraphExecutor::add_handoff(std::size_t index, const std::vector<cudaGraphNo
   cudaLaunchAttributeValue priority{};
   priority.priority = node.lane() == Lane::communication ? priorities_.highest : priorities_.lowest;
   HALOFLOW_CUDA(cudaGraphKernelNodeSetAttribute(*out, cudaLaunchAttributePriority, &priority),
+                context);
+}
+
+namespace {
+
+// Gives every kernel of a captured graph (child graphs included) the lane's priority: a library's
+// kernels (NCCL's) are the communication chain too.
+void set_kernel_priorities(cudaGraph_t graph, int priority, const std::string& context) {
+  std::size_t count = 0;
+  HALOFLOW_CUDA(cudaGraphGetNodes(graph, nullptr, &count), context);
+  std::vector<cudaGraphNode_t> nodes(count);
+  HALOFLOW_CUDA(cudaGraphGetNodes(graph, nodes.data(), &count), context);
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    HALOFLOW_CUDA(cudaGraphNodeGetType(node, &type), context);
+    if (type == cudaGraphNodeTypeKernel) {
+      cudaLaunchAttributeValue value{};
+      value.priority = priority;
+      HALOFLOW_CUDA(cudaGraphKernelNodeSetAttribute(node, cudaLaunchAttributePriority, &value),
+                    context);
+    } else if (type == cudaGraphNodeTypeGraph) {
+      cudaGraph_t child = nullptr;
+      HALOFLOW_CUDA(cudaGraphChildGraphNodeGetGraph(node, &child), context);
+      set_kernel_priorities(child, priority, context);
+    }
+  }
+}
+
+}  // namespace
+
+void GraphExecutor::add_captured(std::size_t index, const StreamWork& work,
+                                 const std::vector<cudaGraphNode_t>& after) {
+  const Node& node = plan_.node(index);
+  const std::string context = "stream node '" + node.name() + "' of frame '" + plan_.name() + "'";
+  const int priority =
+      node.lane() == Lane::communication ? priorities_.highest : priorities_.lowest;
+  detail::Stream capture = detail::make_stream(priority, "capture of " + context);
+  // Thread-local: another thread's unrelated CUDA calls do not break this capture.
+  HALOFLOW_CUDA(cudaStreamBeginCapture(capture.get(), cudaStreamCaptureModeThreadLocal), context);
+  cudaGraph_t raw = nullptr;
+  try {
+    work.issue(capture.get());
+  } catch (...) {
+    (void)cudaStreamEndCapture(capture.get(), &raw);
+    if (raw != nullptr) (void)cudaGraphDestroy(raw);
+    throw;
+  }
+  HALOFLOW_CUDA(cudaStreamEndCapture(capture.get(), &raw), context);
+  const detail::Graph child(raw, "captured graph of " + context);
+  set_kernel_priorities(child.get(), priority, context);
+  // The node holds its own copy of the child graph.
+  HALOFLOW_CUDA(cudaGraphAddChildGraphNode(&nodes_[index], graph_.get(), after.data(), after.size(),
+                                           child.get()),
                 context);
 }
 

@@ -51,6 +51,9 @@ class GraphExecutor final : public Executor {
  private:
   void add_node(std::size_t index, const std::vector<cudaGraphNode_t>& after);
   void add_handoff(std::size_t index, const std::vector<cudaGraphNode_t>& after);
+  //! Captures a stream node's work once into a child graph node.
+  void add_captured(std::size_t index, const StreamWork& work,
+                    const std::vector<cudaGraphNode_t>& after);
   void drain() noexcept;
 
   FramePlan& plan_;

@@ -150,6 +150,8 @@ class StreamExecutor final : public Executor {
       }
       HALOFLOW_CUDA(cudaLaunchHostFunc(stream, &HostCallback::invoke, &callbacks_[index]),
                     node.name());
+    } else if (const auto* work = std::get_if<StreamWork>(&node.work)) {
+      work->issue(stream);
     }
     if (done_[index]) HALOFLOW_CUDA(cudaEventRecord(done_[index].get(), stream), node.name());
   }

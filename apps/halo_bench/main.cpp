@@ -4,7 +4,7 @@
 // launched and waited for one at a time (medians), and the same frames launched back to back
 // (means per frame: what a time-stepping loop sees).
 //   mpiexec -n 2 haloflow_halo_bench [--cells 16384] [--rows N] [--frames 200] [--executor graph]
-//       [--handoff auto|host-node|proxy] [--staging auto|copies|mapped]
+//       [--handoff auto|host-node|proxy] [--staging auto|copies|mapped] [--transport auto|mpi|nccl]
 //       [--self-exchange device|mpi]   (mpi: one rank sends its halos to itself through MPI)
 //       [--breakdown 1]   (also the pieces of the chain alone: two tiny kernels, the same with a
 //                          no-op host node between them under each handoff, the exchange alone)
@@ -39,6 +39,7 @@ struct Options {
   std::string executor = "graph";
   std::string handoff = "auto";
   std::string staging = "auto";
+  std::string transport = "auto";
   std::string self_exchange = "device";
   bool breakdown = false;
 };
@@ -80,12 +81,17 @@ int run(const Options& options, int rank, int ranks) {
   if (options.self_exchange != "device" && options.self_exchange != "mpi") {
     throw Error(fmt::format("--self-exchange {}: expected device or mpi", options.self_exchange));
   }
+  const auto transport = transport_from_string(options.transport);
+  if (!transport) {
+    throw Error(fmt::format("--transport {}: expected auto, mpi or nccl", options.transport));
+  }
   const auto handoff = handoff_from_string(options.handoff);
   if (!handoff) {
     throw Error(fmt::format("--handoff {}: expected auto, host-node or proxy", options.handoff));
   }
   HaloExchange<double> exchange(halo, MPI_COMM_WORLD, {{a.as<double>()}, {b.as<double>()}}, backend,
                                 {.timeout = std::chrono::seconds(30),
+                                 .transport = *transport,
                                  .staging = staging_from(options.staging),
                                  .self_on_device = options.self_exchange == "device"});
   const CellSplit split = split_owned_cells(layout, stencil);
@@ -173,17 +179,19 @@ int run(const Options& options, int rank, int ranks) {
   if (rank == 0) {
     std::printf(
         "halo bench: %d ranks, %lld x %lld cells per rank, face %lld cells (%lld bytes per "
-        "message), %s executor, handoff %s, staging %s, self exchange %s, %d frames\n"
+        "message), %s executor, %s transport, handoff %s, staging %s, self exchange %s, %d "
+        "frames\n"
         "frame %.1f us, interior alone %.1f us, communication chain alone %.1f us, chain hidden "
         "%.1f %% (slowest rank: frame %.1f, interior %.1f, chain %.1f)\n"
         "back to back, per frame: frame %.1f us, interior alone %.1f us, communication chain "
         "alone %.1f us (slowest rank)\n",
         ranks, static_cast<long long>(options.cells), static_cast<long long>(rows),
         static_cast<long long>(options.cells), static_cast<long long>(options.cells * 8),
-        options.executor.c_str(), options.handoff.c_str(),
-        std::string(staging_name(exchange.staging())).c_str(), options.self_exchange.c_str(),
-        options.frames, frame, inside, chain, 100 * hidden_fraction(frame, inside, chain),
-        slowest[0], slowest[1], slowest[2], slowest[3], slowest[4], slowest[5]);
+        options.executor.c_str(), std::string(to_string(exchange.transport())).c_str(),
+        options.handoff.c_str(), std::string(staging_name(exchange.staging())).c_str(),
+        options.self_exchange.c_str(), options.frames, frame, inside, chain,
+        100 * hidden_fraction(frame, inside, chain), slowest[0], slowest[1], slowest[2], slowest[3],
+        slowest[4], slowest[5]);
   }
   if (options.breakdown) {
     // The chain's pieces, each frame alone and back to back (no patching): what a handoff and
@@ -243,6 +251,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--executor") == 0) options.executor = argv[i + 1];
     if (std::strcmp(argv[i], "--handoff") == 0) options.handoff = argv[i + 1];
     if (std::strcmp(argv[i], "--staging") == 0) options.staging = argv[i + 1];
+    if (std::strcmp(argv[i], "--transport") == 0) options.transport = argv[i + 1];
     if (std::strcmp(argv[i], "--self-exchange") == 0) options.self_exchange = argv[i + 1];
     if (std::strcmp(argv[i], "--breakdown") == 0) options.breakdown = std::atoi(argv[i + 1]) != 0;
   }

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "haloflow/device.hpp"
 #include "haloflow/error.hpp"
+#include "haloflow/halo_exchange.hpp"
 #include "haloflow/version.hpp"
 #include "replay.hpp"
 #include "run_output.hpp"
@@ -87,6 +88,9 @@ int show_info(const MpiSession& mpi) {
       device ? cuda_version(device->driver_version) : std::string("no device"),
       fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100),
       build["nlohmann_json"].get<std::string>());
+  fmt::print("nccl transport: {}\n", haloflow::nccl_available()
+                                         ? haloflow::nccl_description()
+                                         : "not available: " + haloflow::nccl_description());
   return 0;
 }
 

@@ -86,6 +86,7 @@ struct Frame::State {
   FramePlan plan;
   ExecutorKind kind;
   FrameOptions options;
+  std::vector<std::size_t> checked;  // stream nodes with a check, asked at launch and wait
   HostNodeFailures failures;
   std::unique_ptr<Executor> executor;  // declared last: destroyed first, while the plan lives
 };
@@ -93,6 +94,10 @@ struct Frame::State {
 Frame::Frame(FramePlan plan, ExecutorKind kind, FrameOptions options)
     : state_(std::make_unique<State>(std::move(plan), kind, options)) {
   state_->plan.validate();
+  for (std::size_t i = 0; i < state_->plan.nodes().size(); ++i) {
+    const auto* work = std::get_if<StreamWork>(&state_->plan.node(i).work);
+    if (work != nullptr && work->check) state_->checked.push_back(i);
+  }
   switch (kind) {
     case ExecutorKind::graph:
       state_->executor = make_graph_executor(state_->plan, state_->failures, state_->options);
@@ -157,12 +162,25 @@ void Frame::launch(CUstream_st* stream) {
     state_->executor->wait();
     state_->failures.rethrow();
   }
+  check_stream_work();
   state_->executor->launch(stream);
 }
 
 void Frame::wait() {
   state_->executor->wait();
   state_->failures.rethrow();
+  check_stream_work();
+}
+
+void Frame::check_stream_work() const {
+  for (const std::size_t index : state_->checked) {
+    const Node& node = state_->plan.node(index);
+    try {
+      std::get<StreamWork>(node.work).check();
+    } catch (const std::exception& error) {
+      throw Error(fmt::format("stream node '{}' failed: {}", node.name(), error.what()));
+    }
+  }
 }
 
 void Frame::run() {

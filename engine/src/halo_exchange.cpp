@@ -8,6 +8,7 @@
 
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
+#include "nccl_channel.hpp"
 
 namespace haloflow {
 
@@ -33,6 +34,14 @@ std::string_view to_string(Transport transport) {
       return "nccl";
   }
   return "unknown";
+}
+
+bool nccl_available() {
+  return detail::nccl_built();
+}
+
+std::string nccl_description() {
+  return detail::nccl_description();
 }
 
 std::optional<Transport> transport_from_string(std::string_view text) {
@@ -61,6 +70,7 @@ struct HaloExchange<T>::State {
   Backend backend = Backend::cpu;
   MPI_Comm communicator = MPI_COMM_NULL;
   int rank = 0;
+  Transport transport = Transport::mpi;
   Staging staging = Staging::copies;
   std::vector<RemoteMessage> remote;  // to and from other ranks, in plan order
   std::int64_t send_elements = 0;     // of the remote messages
@@ -80,6 +90,7 @@ struct HaloExchange<T>::State {
   std::vector<MPI_Request> requests;  // receives first, then sends, as posted
   std::string context;                // "rank 3, exchange 'halo'": the start of every message
   std::string failure;                // set when an exchange failed: every later one refuses
+  std::shared_ptr<detail::NcclChannel> nccl;  // the nccl transport; shared with its plan nodes
 
   void post();
   void finish();
@@ -246,7 +257,21 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
 
   const auto send_bytes = static_cast<std::size_t>(s.send_elements) * sizeof(T);
   const auto receive_bytes = static_cast<std::size_t>(s.receive_elements) * sizeof(T);
-  s.staging = s.options.staging;
+  s.transport = s.options.transport == Transport::nccl && !s.remote.empty() ? Transport::nccl
+                                                                            : Transport::mpi;
+  if (s.transport == Transport::nccl && !detail::nccl_built()) {
+    throw Error(
+        fmt::format("{}: the nccl transport is not available: {}; use the mpi transport "
+                    "(or auto)",
+                    s.context, detail::nccl_description()));
+  }
+  if (s.transport == Transport::nccl && backend == Backend::cpu) {
+    throw Error(
+        fmt::format("{}: the nccl transport needs a GPU executor (the host executor runs "
+                    "on the CPU); use the mpi transport, or auto",
+                    s.context));
+  }
+  s.staging = s.transport == Transport::nccl ? Staging::copies : s.options.staging;
   if (s.staging == Staging::automatic) {
     // On the host executor every buffer is host memory: copies would only copy.
     s.staging = backend == Backend::cpu || send_bytes <= s.options.mapped_limit ? Staging::mapped
@@ -263,9 +288,23 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
     s.device_receive =
         Buffer(Memory::device, receive_bytes, s.options.name + " receive (device)", backend);
   }
-  s.host_send = Buffer(Memory::host, send_bytes, s.options.name + " send (pinned)", backend);
-  s.host_receive =
-      Buffer(Memory::host, receive_bytes, s.options.name + " receive (pinned)", backend);
+  if (s.transport == Transport::mpi) {
+    s.host_send = Buffer(Memory::host, send_bytes, s.options.name + " send (pinned)", backend);
+    s.host_receive =
+        Buffer(Memory::host, receive_bytes, s.options.name + " receive (pinned)", backend);
+  } else {
+    std::vector<detail::NcclMessage> messages;
+    for (const RemoteMessage& r : s.remote) {
+      messages.push_back({.peer = r.message->peer,
+                          .send_offset = static_cast<std::size_t>(r.send_offset) * sizeof(T),
+                          .receive_offset = static_cast<std::size_t>(r.receive_offset) * sizeof(T),
+                          .bytes = static_cast<std::size_t>(r.message->elements) * sizeof(T),
+                          .direction = direction_name(r.message->direction)});
+    }
+    s.nccl = std::make_shared<detail::NcclChannel>(
+        communicator, s.options.nccl_communicator, std::move(messages), s.device_send.data(),
+        s.device_receive.data(), s.options.timeout, s.context);
+  }
   s.requests.assign(2 * s.remote.size(), MPI_REQUEST_NULL);
   // A private communicator: our tags cannot match the caller's messages, and errors come back
   // as codes (reported with context) instead of aborting inside MPI.
@@ -322,6 +361,17 @@ ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> 
                   halo_pack_kernel<T>(), shape, s.pack_count(),
                   s.send_segments.template as<const HaloSegment>(), s.send_segment_count,
                   s.table(0), s.send_buffer());
+  if (s.transport == Transport::nccl) {
+    // Device to device: the sends and receives are the exchange node, in the frame's graph.
+    names.download = names.pack;
+    names.upload = names.exchange;
+    plan.add_stream_work(
+        {.name = names.exchange, .lane = comm, .after = {names.pack}},
+        [nccl = s.nccl](CUstream_st* stream) { nccl->issue(stream); },
+        [nccl = s.nccl] { nccl->check(); });
+    add_unpack(plan, names, self_copy, shape);
+    return names;
+  }
   if (s.staging == Staging::copies) {
     plan.add_copy({.name = names.download, .lane = comm, .after = {names.pack}}, s.host_send.view(),
                   s.device_send.view(), s.host_send.bytes());
@@ -338,13 +388,20 @@ ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> 
   } else {
     names.upload = names.exchange;
   }
-  std::vector<std::string> unpack_after = {names.upload};
-  if (!self_copy.empty()) unpack_after.push_back(self_copy);  // the last node joins both
-  plan.add_kernel({.name = names.unpack, .lane = comm, .after = std::move(unpack_after)},
+  add_unpack(plan, names, self_copy, shape);
+  return names;
+}
+
+template <class T>
+void HaloExchange<T>::add_unpack(FramePlan& plan, const ExchangeNodes& names,
+                                 const std::string& self_copy, const LaunchShape& shape) {
+  State& s = *state_;
+  std::vector<std::string> after = {names.upload};
+  if (!self_copy.empty()) after.push_back(self_copy);  // the last node joins both
+  plan.add_kernel({.name = names.unpack, .lane = Lane::communication, .after = std::move(after)},
                   halo_unpack_kernel<T>(), shape, s.unpack_count(),
                   s.receive_segments.template as<const HaloSegment>(), s.receive_segment_count,
                   s.table(0), s.receive_buffer());
-  return names;
 }
 
 template <class T>
@@ -384,6 +441,12 @@ void HaloExchange<T>::finish() {
 template <class T>
 void HaloExchange<T>::State::post() {
   State& s = *this;
+  if (s.transport == Transport::nccl) {
+    throw Error(
+        fmt::format("{}: this exchange uses the nccl transport; its messages travel in "
+                    "the frame (the exchange node), not through post and finish",
+                    s.context));
+  }
   if (!s.failure.empty()) {
     throw Error(fmt::format("{}: not exchanged, since an earlier exchange failed: {}", s.context,
                             s.failure));
@@ -459,6 +522,10 @@ const ExchangeOptions& HaloExchange<T>::options() const {
 template <class T>
 std::size_t HaloExchange<T>::field_sets() const {
   return state_->pointer_tables.size();
+}
+template <class T>
+Transport HaloExchange<T>::transport() const {
+  return state_->transport;
 }
 template <class T>
 Staging HaloExchange<T>::staging() const {

@@ -15,6 +15,12 @@ class HostExecutor final : public Executor {
  public:
   explicit HostExecutor(FramePlan& plan) : plan_(plan), order_(plan.topological_order()) {
     for (const Node& node : plan_.nodes()) {
+      if (node.kind() == NodeKind::stream) {
+        throw Error(fmt::format(
+            "the host executor cannot run node '{}' of frame '{}': it issues work onto a CUDA "
+            "stream (e.g. NCCL's send and receive); use a GPU executor, or the mpi transport",
+            node.name(), plan_.name()));
+      }
       const auto* kernel = std::get_if<KernelWork>(&node.work);
       if (kernel != nullptr && !kernel->host) {
         throw Error(fmt::format(

@@ -25,6 +25,8 @@ std::string_view to_string(NodeKind kind) {
       return "host";
     case NodeKind::empty:
       return "empty";
+    case NodeKind::stream:
+      return "stream";
   }
   return "unknown";
 }
@@ -52,8 +54,8 @@ std::optional<CopyKind> CopyWork::kind() const {
 
 FramePlan::FramePlan(std::string name) : name_(std::move(name)) {}
 
-std::size_t FramePlan::append(NodeOptions options,
-                              std::variant<KernelWork, CopyWork, HostWork, EmptyWork> work) {
+std::size_t FramePlan::append(
+    NodeOptions options, std::variant<KernelWork, CopyWork, HostWork, EmptyWork, StreamWork> work) {
   nodes_.push_back(Node{std::move(options), std::move(work)});
   return nodes_.size() - 1;
 }
@@ -78,6 +80,11 @@ void FramePlan::add_split_host(NodeOptions options, std::function<void()> post,
 
 void FramePlan::add_empty(NodeOptions options) {
   append(std::move(options), EmptyWork{});
+}
+
+void FramePlan::add_stream_work(NodeOptions options, std::function<void(CUstream_st*)> issue,
+                                std::function<void()> check) {
+  append(std::move(options), StreamWork{std::move(issue), std::move(check)});
 }
 
 std::optional<std::size_t> FramePlan::find(std::string_view name) const {
@@ -125,6 +132,10 @@ void check_work(const Node& node, std::vector<std::string>& problems) {
     }
   } else if (const auto* copy = std::get_if<CopyWork>(&node.work)) {
     check_copy(node, *copy, problems);
+  } else if (const auto* stream = std::get_if<StreamWork>(&node.work)) {
+    if (!stream->issue) {
+      problems.push_back(fmt::format("stream node '{}' has no function", node.name()));
+    }
   } else if (const auto* host = std::get_if<HostWork>(&node.work)) {
     if (!host->run) problems.push_back(fmt::format("host node '{}' has no function", node.name()));
     if (static_cast<bool>(host->post) != static_cast<bool>(host->finish)) {
@@ -284,6 +295,8 @@ std::string FramePlan::to_dot() const {
       shape = "parallelogram";
     } else if (node.kind() == NodeKind::host) {
       shape = "ellipse";
+    } else if (node.kind() == NodeKind::stream) {
+      shape = "hexagon";
     } else {
       shape = "point";
     }

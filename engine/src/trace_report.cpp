@@ -49,7 +49,7 @@ double overlap_length(const std::vector<Interval>& a, const std::vector<Interval
 }
 
 bool on_gpu(NodeKind kind) {
-  return kind == NodeKind::kernel || kind == NodeKind::copy;
+  return kind == NodeKind::kernel || kind == NodeKind::copy || kind == NodeKind::stream;
 }
 
 // First start to last end of `spans`; empty when there are none.

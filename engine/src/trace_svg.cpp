@@ -68,6 +68,8 @@ std::string_view fill_of(NodeKind kind) {
       return "#54a24b";
     case NodeKind::empty:
       return "#bab0ac";
+    case NodeKind::stream:
+      return "#b279a2";
   }
   return "#bab0ac";
 }

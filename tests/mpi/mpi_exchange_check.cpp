@@ -2,7 +2,9 @@
 // cell holds exactly the value of the global cell it mirrors (values encode global indices),
 // for every way the halos can travel: staged through copies or mapped memory, a rank's halos to
 // itself on the device or through MPI, and under the graph executor both host-node lowerings.
-//   haloflow_mpi_check [--executor host|graph|streams|serial]
+//   haloflow_mpi_check [--executor host|graph|streams|serial] [--transport mpi|nccl]
+//   haloflow_mpi_check --transport nccl --expect-refusal 1   (ranks share a GPU: the nccl
+//                      transport must refuse with a message that says why)
 //   haloflow_mpi_check --skip-rank R --timeout S [--handoff host-node|proxy]
 //                      (rank R never exchanges: the others must fail within S seconds, naming R)
 // Exit: 0 all good, 1 a failure, 77 GPU executor asked for without a GPU (ctest: skipped).
@@ -43,25 +45,36 @@ struct Config {
 
 //! One way of running the exchange (see the file comment).
 struct Variant {
+  Transport transport = Transport::mpi;
   Handoff handoff = Handoff::automatic;
   Staging staging = Staging::automatic;
   bool self_on_device = true;
 };
 
 std::string describe(const Variant& v) {
+  if (v.transport == Transport::nccl) {
+    return fmt::format("nccl, self {}", v.self_on_device ? "device" : "nccl");
+  }
   return fmt::format("{}, {}, self {}", to_string(v.handoff),
                      v.staging == Staging::mapped ? "mapped" : "copies",
                      v.self_on_device ? "device" : "mpi");
 }
 
-std::vector<Variant> variants_for(ExecutorKind executor) {
+std::vector<Variant> variants_for(ExecutorKind executor, Transport transport) {
   std::vector<Variant> variants;
+  if (transport == Transport::nccl) {
+    for (const bool self_on_device : {true, false}) {
+      variants.push_back({.transport = Transport::nccl, .self_on_device = self_on_device});
+    }
+    return variants;
+  }
   const bool graph = executor == ExecutorKind::graph;
   for (const Handoff handoff : {Handoff::host_node, Handoff::proxy}) {
     if (!graph && handoff == Handoff::proxy) continue;  // only the graph executor lowers it
     for (const Staging staging : {Staging::copies, Staging::mapped}) {
       for (const bool self_on_device : {true, false}) {
-        variants.push_back({graph ? handoff : Handoff::automatic, staging, self_on_device});
+        variants.push_back(
+            {Transport::mpi, graph ? handoff : Handoff::automatic, staging, self_on_device});
       }
     }
   }
@@ -181,6 +194,7 @@ long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm wo
   const auto options = [&](int id, const char* name) {
     return ExchangeOptions{.exchange_id = id,
                            .timeout = std::chrono::seconds(20),
+                           .transport = v.transport,
                            .staging = v.staging,
                            .self_on_device = v.self_on_device,
                            .name = name};
@@ -195,7 +209,7 @@ long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm wo
   return count_wrong(c, grid, halo.layout, 0, first) + count_wrong(c, grid, halo.layout, 1, second);
 }
 
-int run_checks(ExecutorKind executor, int rank, int ranks) {
+int run_checks(ExecutorKind executor, Transport transport, int rank, int ranks) {
   std::vector<Config> configs;
   for (const int dimensions : {1, 2, 3}) {
     const Index3 global = dimensions == 1   ? Index3{17, 1, 1}
@@ -210,7 +224,7 @@ int run_checks(ExecutorKind executor, int rank, int ranks) {
   }
   long failures = 0;
   std::size_t checks = 0;
-  for (const auto& variant : variants_for(executor)) {
+  for (const auto& variant : variants_for(executor, transport)) {
     for (const auto& config : configs) {
       const long wrong = check(config, variant, executor, MPI_COMM_WORLD, rank, ranks);
       long total = 0;
@@ -269,13 +283,38 @@ int run_timeout(ExecutorKind executor, Handoff handoff, int rank, int ranks, int
 
 }  // namespace
 
+// Ranks that share a GPU: an nccl exchange must refuse, saying why, on every rank.
+int run_refusal(int rank, int ranks) {
+  DecompositionSpec spec;
+  spec.dimensions = 1;
+  spec.global_cells = {8L * ranks, 1, 1};
+  spec.process_grid = {ranks, 1, 1};
+  const CartesianDecomposition grid(spec, ranks, rank);
+  const HaloPlan halo = make_halo_plan(grid, Stencil{}, 1, kFields);
+  auto fields = make_fields(grid, halo.layout, 0, Backend::cuda);
+  try {
+    HaloExchange<double> exchange(
+        halo, MPI_COMM_WORLD, {fields.pointers}, Backend::cuda,
+        {.timeout = std::chrono::seconds(20), .transport = Transport::nccl});
+  } catch (const Error& error) {
+    std::printf("rank %d: refused: %s\n", rank, error.what());
+    return std::string(error.what()).find("needs one GPU per rank") != std::string::npos ? 0 : 1;
+  }
+  std::printf("rank %d: an nccl exchange was made although ranks share a GPU\n", rank);
+  return 1;
+}
+
 int main(int argc, char** argv) {
   std::string executor_name = "host";
+  std::string transport_name = "mpi";
+  bool expect_refusal = false;
   int skip = -1;
   double timeout = 1.0;
   std::string handoff_name = "auto";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--handoff") == 0) handoff_name = argv[i + 1];
+    if (std::strcmp(argv[i], "--transport") == 0) transport_name = argv[i + 1];
+    if (std::strcmp(argv[i], "--expect-refusal") == 0) expect_refusal = std::atoi(argv[i + 1]) != 0;
     if (std::strcmp(argv[i], "--executor") == 0) executor_name = argv[i + 1];
     if (std::strcmp(argv[i], "--skip-rank") == 0) skip = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--timeout") == 0) timeout = std::atof(argv[i + 1]);
@@ -292,10 +331,23 @@ int main(int argc, char** argv) {
     }
     const auto handoff = handoff_from_string(handoff_name);
     if (!handoff) throw Error(fmt::format("--handoff {}: unknown handoff", handoff_name));
+    const auto transport = transport_from_string(transport_name);
+    if (!transport) throw Error(fmt::format("--transport {}: unknown transport", transport_name));
+    if (*transport == Transport::nccl && placement.device >= 0) {
+      const bool shared = placement.local_size > placement.devices;
+      if (expect_refusal) return run_refusal(mpi.world_rank(), mpi.world_size());
+      if (shared) {
+        if (mpi.world_rank() == 0) {
+          std::printf("%d ranks share %d GPU(s): the nccl checks need one GPU per rank; skipped\n",
+                      placement.local_size, placement.devices);
+        }
+        return 77;
+      }
+    }
     if (skip >= 0) {
       return run_timeout(*executor, *handoff, mpi.world_rank(), mpi.world_size(), skip, timeout);
     }
-    return run_checks(*executor, mpi.world_rank(), mpi.world_size());
+    return run_checks(*executor, *transport, mpi.world_rank(), mpi.world_size());
   } catch (const std::exception& error) {
     std::fprintf(stderr, "haloflow_mpi_check: %s\n", error.what());
     if (session) MPI_Abort(MPI_COMM_WORLD, 1);

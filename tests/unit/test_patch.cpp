@@ -14,10 +14,11 @@ using namespace haloflow;
 
 namespace {
 
+// Frame::update refuses a mismatch with a static_assert that names the argument (the
+// compile-fail tests of tests/embedding check its text); arguments_fit is the same rule as a
+// predicate that generic code (and this test) can ask without failing to compile.
 template <class Handle, class... Args>
-concept can_update = requires(Frame& frame, Handle handle, Args... args) {
-  frame.update(handle, args...);
-};
+concept can_update = arguments_fit<typename Handle::parameters, Args...>;
 
 using FillNode = KernelNode<std::size_t, double*, double>;
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "haloflow/error.hpp"
+#include "haloflow/frame.hpp"
 #include "haloflow/plan.hpp"
 
 using namespace haloflow;
@@ -172,4 +173,23 @@ TEST_CASE("launch shapes cover the items and refuse impossible grids") {
   CHECK(LaunchShape::cover(1024, 256).grid.x == 4);
   CHECK_THROWS_AS((void)LaunchShape::cover(10, 0), Error);
   CHECK_THROWS_AS((void)LaunchShape::cover(std::size_t{1} << 50, 32), Error);
+}
+
+TEST_CASE("stream work: checked for its function, drawn, refused by the host executor") {
+  FramePlan plan("with stream work");
+  plan.add_stream_work({.name = "nccl", .lane = Lane::communication}, {});
+  CHECK(plan.node(0).kind() == NodeKind::stream);
+  CHECK(validation_message(plan).find("stream node 'nccl' has no function") != std::string::npos);
+
+  FramePlan good("stream work");
+  int issued = 0;
+  good.add_stream_work({.name = "nccl", .lane = Lane::communication},
+                       [&issued](CUstream_st*) { ++issued; });
+  CHECK(validation_message(good) == "valid");
+  CHECK(good.to_dot().find("shape=hexagon") != std::string::npos);
+  CHECK(to_string(NodeKind::stream) == "stream");
+  CHECK_THROWS_WITH_AS(
+      Frame(good, ExecutorKind::host),
+      doctest::Contains("the host executor cannot run node 'nccl' of frame 'stream work'"), Error);
+  CHECK(issued == 0);
 }

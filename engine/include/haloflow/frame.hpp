@@ -7,11 +7,10 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <typeinfo>
 
 #include "haloflow/plan.hpp"
-
-struct CUstream_st;  // cudaStream_t is CUstream_st*; declared here so this header needs no CUDA
 
 namespace haloflow {
 
@@ -71,17 +70,18 @@ class Frame {
   Frame& operator=(const Frame&) = delete;
 
   //! \brief Sets new parameter values for one kernel node; they take effect at the next launch.
-  //! Checked at compile time against the node's parameter list; never re-instantiates.
+  //! Checked at compile time against the node's parameter list (a mismatch names the
+  //! parameter's position, its type and the argument's); never re-instantiates.
   //! \throws Error naming the node if it is not a kernel of this frame with these parameters,
   //! or if the executor refuses the update.
   template <class... Params, class... Args>
-  requires(sizeof...(Params) == sizeof...(Args) &&
-           (converts_exactly<Args, Params> && ...)) void update(const KernelNode<Params...>& node,
-                                                                Args&&... args) {
-    const std::size_t index = locate(node.index, node.name, typeid(std::tuple<Params...>));
-    kernel_args(index).template values<Params...>() =
-        std::tuple<Params...>{Params{std::forward<Args>(args)}...};
-    patched(index);
+  void update(const KernelNode<Params...>& node, Args&&... args) {
+    if constexpr (kernel_arguments_check<std::tuple<Params...>, std::tuple<Args...>>::fit) {
+      const std::size_t index = locate(node.index, node.name, typeid(std::tuple<Params...>));
+      kernel_args(index).template values<Params...>() =
+          std::tuple<Params...>{Params{std::forward<Args>(args)}...};
+      patched(index);
+    }
   }
 
   //! \brief Issues one frame on the executor's own stream (the host executor runs it now).
@@ -107,6 +107,7 @@ class Frame {
                                    const std::type_info& params) const;
   [[nodiscard]] KernelArgs& kernel_args(std::size_t index);
   void patched(std::size_t index);
+  void check_stream_work() const;
 
   struct State;
   std::unique_ptr<State> state_;

@@ -19,6 +19,8 @@
 #include "haloflow/halo.hpp"
 #include "haloflow/plan.hpp"
 
+struct ncclComm;  // ncclComm_t is ncclComm*; declared so this header needs no NCCL
+
 namespace haloflow {
 
 //! \brief One pack or unpack run: `elements` buffer elements from `buffer_offset` on map to the
@@ -80,13 +82,19 @@ enum class Staging {
 
 //! \brief How halos travel between ranks.
 enum class Transport {
-  automatic,  //!< nccl where haloflow was built with NCCL and every rank has its own GPU; else mpi
-  mpi,        //!< host-staged: pinned host buffers, MPI in the exchange's host node
-  nccl,       //!< ncclSend/ncclRecv between device buffers, inside the frame's graph
+  //! mpi for now: nccl is to become the default where every rank has its own GPU once the
+  //! two-GPU benchmark shows it faster (docs/benchmarks.md); until then nccl is asked for by name
+  automatic,
+  mpi,   //!< host-staged: pinned host buffers, MPI in the exchange's host node
+  nccl,  //!< ncclSend/ncclRecv between device buffers, inside the frame's graph
 };
 
 //! \brief "auto", "mpi" or "nccl".
 [[nodiscard]] std::string_view to_string(Transport transport);
+//! \brief Whether this build has the nccl transport.
+[[nodiscard]] bool nccl_available();
+//! \brief The NCCL this build uses ("NCCL 2.28.3 (built with 2.28.9)"), or why there is none.
+[[nodiscard]] std::string nccl_description();
 //! \brief Parses "auto", "mpi" or "nccl".
 [[nodiscard]] std::optional<Transport> transport_from_string(std::string_view text);
 
@@ -107,9 +115,14 @@ struct ExchangeOptions {
   //! an H200, docs/benchmarks.md).
   std::size_t mapped_limit = std::size_t{256} << 10;
   //! A rank that is its own neighbour (a periodic axis with one rank) copies those halos on the
-  //! device, with no MPI and no PCIe; false sends them through MPI like any other (to measure
-  //! the host path on one rank).
+  //! device, with no MPI and no PCIe; false sends them through the transport like any other (to
+  //! measure that path on one rank).
   bool self_on_device = true;
+  //! The nccl transport: an embedder's own communicator (an `ncclComm_t`) over the same ranks,
+  //! rank for rank, as the MPI communicator; it must outlive the exchange. Null: haloflow makes
+  //! one from the MPI communicator (its unique id broadcast over MPI), shared by every exchange
+  //! over that communicator.
+  ncclComm* nccl_communicator = nullptr;
   //! Prefix of the node names ("halo" gives "halo.pack", "halo.download", ...).
   std::string name = "halo";
   //! Threads per block and blocks of the grid-stride pack and unpack kernels.
@@ -184,7 +197,10 @@ class HaloExchange {
   [[nodiscard]] const ExchangeOptions& options() const;
   //! \brief How many field sets use_field_set() can choose from.
   [[nodiscard]] std::size_t field_sets() const;
-  //! \brief How this exchange stages its host-staged halos (never `automatic`: as chosen).
+  //! \brief How the halos travel (never `automatic`: as chosen at construction).
+  [[nodiscard]] Transport transport() const;
+  //! \brief How this exchange stages its host-staged halos (never `automatic`: as chosen; the
+  //! nccl transport always uses device buffers, reported as `copies`).
   [[nodiscard]] Staging staging() const;
   //! \brief Messages that travel between ranks (those a rank copies to itself excluded).
   [[nodiscard]] std::size_t remote_messages() const;
@@ -195,6 +211,9 @@ class HaloExchange {
   [[nodiscard]] Buffer& host_receive();
 
  private:
+  void add_unpack(FramePlan& plan, const ExchangeNodes& names, const std::string& self_copy,
+                  const LaunchShape& shape);
+
   struct State;
   std::unique_ptr<State> state_;
 };

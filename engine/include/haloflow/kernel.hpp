@@ -21,6 +21,7 @@ namespace haloflow {
 //! without a host twin runs only on GPU executors.
 template <class... Params>
 struct KernelRef {
+  using parameters = std::tuple<Params...>;  //!< the parameter list, for arguments_fit
   void (*device)(Params...) = nullptr;  //!< the `__global__` function; null: host executor only
   //! The CPU twin, given the launch shape; null: GPU executors only.
   void (*host)(const LaunchShape&, Params...) = nullptr;

@@ -16,8 +16,11 @@
 #include <variant>
 #include <vector>
 
+#include "haloflow/argument_check.hpp"
 #include "haloflow/kernel.hpp"
 #include "haloflow/launch.hpp"
+
+struct CUstream_st;  // cudaStream_t is CUstream_st*; declared here so this header needs no CUDA
 
 namespace haloflow {
 
@@ -30,13 +33,13 @@ enum class Memory { device, host };
 
 //! \brief What a node does; in the order of Node::work's alternatives, so Node::kind() is the
 //! variant's index.
-enum class NodeKind { kernel, copy, host, empty };
+enum class NodeKind { kernel, copy, host, empty, stream };
 //! \brief Direction of a copy node, from its views' Memory; host to host is not a copy node.
 enum class CopyKind { device_to_host, host_to_device, device_to_device };
 
 //! \brief "bulk" or "communication", for messages and Graphviz labels.
 [[nodiscard]] std::string_view to_string(Lane lane);
-//! \brief "kernel", "copy", "host" or "empty", for messages and Graphviz labels.
+//! \brief "kernel", "copy", "host", "empty" or "stream", for messages and Graphviz labels.
 [[nodiscard]] std::string_view to_string(NodeKind kind);
 //! \brief "device to host", "host to device" or "device to device".
 [[nodiscard]] std::string_view to_string(CopyKind kind);
@@ -92,11 +95,22 @@ struct HostWork {
 //! \brief An empty node's work: nothing; the node only joins its dependencies.
 struct EmptyWork {};
 
+//! \brief Work a library issues onto a CUDA stream itself (NCCL's send and receive): the graph
+//! executor captures `issue` once into a child graph, the stream executors call it at every
+//! launch; the host executor cannot run it.
+struct StreamWork {
+  //! Issues the work on the stream (a `cudaStream_t`); it must not wait for it. Required.
+  std::function<void(CUstream_st*)> issue;
+  //! Optional: called after the frame has finished (Frame::wait) and before the next launch;
+  //! throws when the work failed (e.g. a peer that never answered), naming what failed.
+  std::function<void()> check;
+};
+
 //! \brief One node of a plan: its options and its work, one of four kinds.
 struct Node {
   NodeOptions options;  //!< name, lane and dependencies
   //! What the node does; the alternatives are in NodeKind order.
-  std::variant<KernelWork, CopyWork, HostWork, EmptyWork> work;
+  std::variant<KernelWork, CopyWork, HostWork, EmptyWork, StreamWork> work;
 
   //! \brief The node's name (`options.name`).
   [[nodiscard]] const std::string& name() const { return options.name; }
@@ -110,15 +124,9 @@ struct Node {
 //! `Frame::update` is checked against it at compile time.
 template <class... Params>
 struct KernelNode {
+  using parameters = std::tuple<Params...>;  //!< the parameter list, for arguments_fit
   std::size_t index = 0;  //!< position in the plan; a hint, checked against `name` before use
   std::string name;       //!< the node's name; finds it when `index` does not (e.g. in a subset)
-};
-
-//! \brief `From` converts to `To` without narrowing (so `update(node, 1)` into a double is refused
-//! at compile time rather than silently converted).
-template <class From, class To>
-concept converts_exactly = std::is_convertible_v<From, To> && requires(From&& from) {
-  To{std::forward<From>(from)};
 };
 
 //! \brief One timestep's DAG, built node by node and checked as a whole by validate() (a Frame
@@ -129,24 +137,41 @@ class FramePlan {
   explicit FramePlan(std::string name);
 
   //! \brief Adds a kernel node; `args` must convert to the kernel's parameters without
-  //! narrowing. \returns a handle for typed patching.
+  //! narrowing (checked at compile time; a mismatch names the parameter's position, its type and
+  //! the argument's, see argument_check.hpp). \returns a handle for typed patching.
   template <class... Params, class... Args>
-  requires(sizeof...(Params) == sizeof...(Args) && (converts_exactly<Args, Params> && ...))
-      KernelNode<Params...> add_kernel(NodeOptions options, KernelRef<Params...> kernel,
-                                       LaunchShape shape, Args&&... args) {
-    KernelWork work{.device_entry = kernel.device ? device_entry_address(kernel.device) : nullptr,
-                    .host = {},
-                    .shape = shape,
-                    .args = KernelArgs::make<Params...>(Params{std::forward<Args>(args)}...),
-                    .label = kernel.label};
-    if (kernel.host != nullptr) {
-      work.host = [host = kernel.host](const LaunchShape& launch, const KernelArgs& stored) {
-        std::apply([&](auto&... values) { host(launch, values...); }, stored.values<Params...>());
-      };
+  KernelNode<Params...> add_kernel(NodeOptions options, KernelRef<Params...> kernel,
+                                   LaunchShape shape, Args&&... args) {
+    if constexpr (kernel_arguments_check<std::tuple<Params...>, std::tuple<Args...>>::fit) {
+      KernelWork work{.device_entry = kernel.device ? device_entry_address(kernel.device) : nullptr,
+                      .host = {},
+                      .shape = shape,
+                      .args = KernelArgs::make<Params...>(Params{std::forward<Args>(args)}...),
+                      .label = kernel.label};
+      if (kernel.host != nullptr) {
+        work.host = [host = kernel.host](const LaunchShape& launch, const KernelArgs& stored) {
+          std::apply([&](auto&... values) { host(launch, values...); }, stored.values<Params...>());
+        };
+      }
+      std::string name = options.name;
+      const std::size_t index = append(std::move(options), std::move(work));
+      return KernelNode<Params...>{index, std::move(name)};
+    } else {
+      return {};  // not compiled: the check has already failed with its diagnosis
     }
-    std::string name = options.name;
-    const std::size_t index = append(std::move(options), std::move(work));
-    return KernelNode<Params...>{index, std::move(name)};
+  }
+  //! \brief Refuses, at compile time and saying what to do, a kernel that is not a KernelRef
+  //! (typically a `__global__` function passed as it is).
+  template <class NotAKernelRef, class... Args>
+  requires(!detail::is_kernel_ref<NotAKernelRef>) KernelNode<> add_kernel(NodeOptions,
+                                                                          NotAKernelRef,
+                                                                          LaunchShape, Args&&...) {
+    static_assert(detail::is_kernel_ref<NotAKernelRef>,
+                  "haloflow: add_kernel takes a haloflow::KernelRef, not a function: wrap a "
+                  "__global__ function as haloflow::device_kernel(&my_kernel, \"my_kernel\"), or "
+                  "write the kernel once per cell and pass "
+                  "haloflow::per_cell_kernel<MyOp, Params...>(\"my_kernel\") (per_cell.cuh).");
+    return {};
   }
 
   //! \brief Copies `bytes` from `source` to `destination`; the direction follows the views'
@@ -160,6 +185,9 @@ class FramePlan {
                       std::function<void()> finish);
   //! \brief A node that only joins dependencies.
   void add_empty(NodeOptions options);
+  //! \brief Work issued onto a stream by `issue` (see StreamWork); `check` may be empty.
+  void add_stream_work(NodeOptions options, std::function<void(CUstream_st*)> issue,
+                       std::function<void()> check = {});
 
   //! \brief The name given at construction (a subset from only() gets "<name>:<lane>").
   [[nodiscard]] const std::string& name() const { return name_; }
@@ -191,7 +219,7 @@ class FramePlan {
 
  private:
   std::size_t append(NodeOptions options,
-                     std::variant<KernelWork, CopyWork, HostWork, EmptyWork> work);
+                     std::variant<KernelWork, CopyWork, HostWork, EmptyWork, StreamWork> work);
 
   std::string name_;
   std::vector<Node> nodes_;

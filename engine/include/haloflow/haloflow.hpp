@@ -1,0 +1,31 @@
+#pragma once
+//! \file
+//! \brief Everything an embedding solver uses, in one include: `#include <haloflow/haloflow.hpp>`.
+//!
+//! Compiled by nvcc (a `.cu` file) it also brings per_cell.cuh, whose kernels need nvcc; compiled
+//! by a C++ compiler it brings every header that compiles without CUDA.
+
+#include "haloflow/argument_check.hpp"
+#include "haloflow/buffer.hpp"
+#include "haloflow/decomposition.hpp"
+#include "haloflow/device.hpp"
+#include "haloflow/error.hpp"
+#include "haloflow/frame.hpp"
+#include "haloflow/graph_dot.hpp"
+#include "haloflow/halo.hpp"
+#include "haloflow/halo_exchange.hpp"
+#include "haloflow/kernel.hpp"
+#include "haloflow/launch.hpp"
+#include "haloflow/mpi_session.hpp"
+#include "haloflow/nvtx.hpp"
+#include "haloflow/overlap.hpp"
+#include "haloflow/plan.hpp"
+#include "haloflow/ranks.hpp"
+#include "haloflow/recorder.hpp"
+#include "haloflow/trace.hpp"
+#include "haloflow/trace_report.hpp"
+#include "haloflow/version.hpp"
+
+#if defined(__CUDACC__)
+#include "haloflow/per_cell.cuh"
+#endif

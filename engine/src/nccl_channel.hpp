@@ -1,0 +1,73 @@
+#pragma once
+// The nccl transport of a halo exchange (engine/src/halo_exchange.cpp): ncclRecv and ncclSend of
+// every message between device buffers, in one NCCL group, issued onto a stream (captured once
+// into the frame's graph by the graph executor). Internal; free of NCCL's header, so the engine
+// builds without NCCL (graphs/nccl_channel.cpp with it, engine/src/nccl_missing.cpp without).
+//
+// No hang: creating the communicator is bounded by the exchange's timeout, and a process-wide
+// watchdog aborts the communicator when a send or receive has not completed within the timeout
+// (a silent peer), or when NCCL reports an asynchronous error; Frame::wait then reports it.
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct CUstream_st;
+struct ncclComm;
+
+namespace haloflow::detail {
+
+//! Whether this build has NCCL.
+[[nodiscard]] bool nccl_built();
+//! "2.28.3 (built with 2.28.9)", or why there is none.
+[[nodiscard]] std::string nccl_description();
+
+//! Whether every rank of `communicator` has its own GPU (the current device of each). Collective;
+//! bounded by `timeout`. \throws Error naming the call when a rank does not answer in time.
+[[nodiscard]] bool one_gpu_per_rank(MPI_Comm communicator, std::chrono::duration<double> timeout,
+                                    const std::string& context);
+
+//! One message of the exchange, in bytes within the device send and receive buffers.
+struct NcclMessage {
+  int peer = 0;
+  std::size_t send_offset = 0;
+  std::size_t receive_offset = 0;
+  std::size_t bytes = 0;
+  std::string direction;  //!< "+x", for messages
+  //! False: only the receive is posted. A receive nobody sends never completes; the NCCL watchdog
+  //! check (tests/nccl_watchdog_check.cpp) uses it to prove that such a hang ends in an error.
+  bool send = true;
+};
+
+class NcclChannel {
+ public:
+  //! Collective over `communicator` unless `given` (an embedder's ncclComm_t) is set: finds or
+  //! makes the process's NCCL communicator for it (its unique id broadcast over MPI), after
+  //! checking that every rank has its own GPU. \throws Error without NCCL, with two ranks on one
+  //! GPU ("the nccl transport needs one GPU per rank"), or when the communicator fails to
+  //! initialise within `timeout`.
+  NcclChannel(MPI_Comm communicator, ncclComm* given, std::vector<NcclMessage> messages,
+              const void* device_send, void* device_receive, std::chrono::duration<double> timeout,
+              std::string context);
+  ~NcclChannel();
+  NcclChannel(const NcclChannel&) = delete;
+  NcclChannel& operator=(const NcclChannel&) = delete;
+  NcclChannel(NcclChannel&&) = delete;
+  NcclChannel& operator=(NcclChannel&&) = delete;
+
+  //! Issues one exchange onto `stream` (never waits for it).
+  void issue(CUstream_st* stream);
+  //! \throws Error when the watchdog found this exchange stuck or NCCL failed.
+  void check() const;
+
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace haloflow::detail
