@@ -105,11 +105,23 @@ GraphExecutor::~GraphExecutor() {
 }
 
 void GraphExecutor::drain() noexcept {
-  if (proxied_.empty()) return;
   // The jobs' doorbells ring as the GPU reaches them; a bound well past the release timeout
   // covers every frame still queued on the device.
   const auto bound =
       std::chrono::duration<double>(1e-9 * static_cast<double>(release_timeout_ns_) + 10.0);
+  if (handoff_ == Handoff::host_node) {
+    // The driver calls back into callbacks_ until the last launch's host nodes have run.
+    const std::uint64_t expected = launches_ * host_nodes_;
+    if (!wait_until([&] { return host_calls_.load(std::memory_order_acquire) >= expected; },
+                    bound)) {
+      std::fprintf(stderr,
+                   "haloflow: frame '%s' destroyed while its host nodes had not run; the CUDA "
+                   "driver may still call them\n",
+                   plan_.name().c_str());
+    }
+    return;
+  }
+  if (proxied_.empty()) return;
   const auto all_served = [this] {
     return ledger_.served.load(std::memory_order_acquire) ==
            ledger_.submitted.load(std::memory_order_relaxed);

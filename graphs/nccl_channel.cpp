@@ -158,15 +158,15 @@ std::shared_ptr<Communicator> shared_communicator(MPI_Comm communicator, Seconds
 struct NcclChannel::State {
   std::shared_ptr<Communicator> communicator;
   std::vector<NcclMessage> messages;
+  std::vector<const NcclMessage*> receives;  // by receive_tag: the order the peers send in
+  std::vector<const NcclMessage*> sends;     // by send_tag
   const void* send = nullptr;
   void* receive = nullptr;
   Seconds timeout{60};
   std::string context;
   Buffer marks;       // pinned, mapped: NcclMarks
   Buffer executions;  // device: the start mark's counter
-  // The watchdog's view: the execution seen in flight, and since when.
-  std::uint64_t in_flight = 0;
-  std::chrono::steady_clock::time_point since{};
+  StuckClock clock;   // the watchdog's view of the execution in flight
   mutable std::mutex mutex;
   std::string failure;
 
@@ -196,15 +196,9 @@ struct NcclChannel::State {
                        ncclGetErrorString(state)));
       return;
     }
-    const std::uint64_t started = load(mark_words().started);
-    const std::uint64_t finished = load(mark_words().finished);
-    if (started <= finished) return;
-    if (started != in_flight) {
-      in_flight = started;
-      since = now;
+    if (!clock.stuck(load(mark_words().started), load(mark_words().finished), now, timeout)) {
       return;
     }
-    if (now - since <= timeout) return;
     std::string peers;
     for (const NcclMessage& message : messages) {
       peers += fmt::format("{}{} ({})", peers.empty() ? "" : ", ", message.peer, message.direction);
@@ -301,6 +295,14 @@ NcclChannel::NcclChannel(MPI_Comm communicator, ncclComm* given, std::vector<Ncc
     : state_(std::make_shared<State>()) {
   State& s = *state_;
   s.messages = std::move(messages);
+  for (const NcclMessage& m : s.messages) {
+    s.receives.push_back(&m);
+    s.sends.push_back(&m);
+  }
+  std::stable_sort(s.receives.begin(), s.receives.end(),
+                   [](const auto* a, const auto* b) { return a->receive_tag < b->receive_tag; });
+  std::stable_sort(s.sends.begin(), s.sends.end(),
+                   [](const auto* a, const auto* b) { return a->send_tag < b->send_tag; });
   s.send = device_send;
   s.receive = device_receive;
   s.timeout = timeout;
@@ -335,11 +337,13 @@ void NcclChannel::issue(CUstream_st* stream) {
     const auto* send = static_cast<const char*>(s.send);
     auto* receive = static_cast<char*>(s.receive);
     HALOFLOW_NCCL(ncclGroupStart(), s.context);
-    for (const NcclMessage& m : s.messages) {
-      HALOFLOW_NCCL(ncclRecv(receive + m.receive_offset, m.bytes, ncclUint8, m.peer, comm, stream),
-                    s.context);
-      if (!m.send) continue;
-      HALOFLOW_NCCL(ncclSend(send + m.send_offset, m.bytes, ncclUint8, m.peer, comm, stream),
+    for (const NcclMessage* m : s.receives) {
+      HALOFLOW_NCCL(
+          ncclRecv(receive + m->receive_offset, m->bytes, ncclUint8, m->peer, comm, stream),
+          s.context);
+    }
+    for (const NcclMessage* m : s.sends) {
+      HALOFLOW_NCCL(ncclSend(send + m->send_offset, m->bytes, ncclUint8, m->peer, comm, stream),
                     s.context);
     }
     HALOFLOW_NCCL(ncclGroupEnd(), s.context);

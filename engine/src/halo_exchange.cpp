@@ -299,7 +299,9 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
                           .send_offset = static_cast<std::size_t>(r.send_offset) * sizeof(T),
                           .receive_offset = static_cast<std::size_t>(r.receive_offset) * sizeof(T),
                           .bytes = static_cast<std::size_t>(r.message->elements) * sizeof(T),
-                          .direction = direction_name(r.message->direction)});
+                          .direction = direction_name(r.message->direction),
+                          .send_tag = r.message->send_tag,
+                          .receive_tag = r.message->receive_tag});
     }
     s.nccl = std::make_shared<detail::NcclChannel>(
         communicator, s.options.nccl_communicator, std::move(messages), s.device_send.data(),

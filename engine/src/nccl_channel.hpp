@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,28 @@ namespace haloflow::detail {
 [[nodiscard]] bool one_gpu_per_rank(MPI_Comm communicator, std::chrono::duration<double> timeout,
                                     const std::string& context);
 
+//! The watchdog's rule, apart from NCCL so that host tests check it: an exchange is stuck when
+//! one execution has been in flight (started on the GPU, not finished) for longer than the
+//! timeout, as seen by successive looks.
+class StuckClock {
+ public:
+  [[nodiscard]] bool stuck(std::uint64_t started, std::uint64_t finished,
+                           std::chrono::steady_clock::time_point now,
+                           std::chrono::duration<double> timeout) {
+    if (started <= finished) return false;
+    if (started != in_flight_) {  // a new execution in flight: its clock starts now
+      in_flight_ = started;
+      since_ = now;
+      return false;
+    }
+    return now - since_ > timeout;
+  }
+
+ private:
+  std::uint64_t in_flight_ = 0;
+  std::chrono::steady_clock::time_point since_{};
+};
+
 //! One message of the exchange, in bytes within the device send and receive buffers.
 struct NcclMessage {
   int peer = 0;
@@ -38,9 +61,11 @@ struct NcclMessage {
   std::size_t receive_offset = 0;
   std::size_t bytes = 0;
   std::string direction;  //!< "+x", for messages
-  //! False: only the receive is posted. A receive nobody sends never completes; the NCCL watchdog
-  //! check (tests/nccl_watchdog_check.cpp) uses it to prove that such a hang ends in an error.
-  bool send = true;
+  //! NCCL matches the sends and receives between two ranks in the order they are issued (it has
+  //! no tags): both sides issue in the order of the sender's direction code, i.e. sends by
+  //! send_tag and receives by receive_tag (HaloMessage's), so the n-th send meets the n-th receive.
+  int send_tag = 0;
+  int receive_tag = 0;
 };
 
 class NcclChannel {

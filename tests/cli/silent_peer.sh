@@ -7,6 +7,14 @@
 set -uo pipefail
 mpiexec=$1 numproc_flag=$2 timeout=$3 program=$4
 shift 4
+# MIN_GPUS=N: skipped (exit 77) on a machine with fewer GPUs (the nccl transport needs one a rank).
+if [[ -n ${MIN_GPUS:-} ]]; then
+  gpus=$(nvidia-smi -L 2>/dev/null | wc -l || true)
+  if ((gpus < MIN_GPUS)); then
+    echo "silent_peer: $gpus GPU(s) here, $MIN_GPUS needed: skipped"
+    exit 77
+  fi
+fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "handoff.hpp"
+#include "nccl_channel.hpp"
 
 using namespace haloflow;
 using namespace haloflow::detail;
@@ -135,4 +136,23 @@ TEST_CASE("the progress thread stops with its last holder and starts again when 
   frame.submit(*thread, 1);
   frame.execute(1);
   CHECK(calls == 1);
+}
+
+TEST_CASE("the NCCL watchdog's clock: stuck only when one execution stays in flight too long") {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const std::chrono::duration<double> timeout(5);
+  const auto at = [&](double seconds) {
+    return t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  };
+  StuckClock clock;
+  CHECK_FALSE(clock.stuck(0, 0, at(0), timeout));    // nothing launched
+  CHECK_FALSE(clock.stuck(1, 0, at(1), timeout));    // execution 1 in flight: its clock starts
+  CHECK_FALSE(clock.stuck(1, 0, at(5.5), timeout));  // 4.5 s in flight
+  CHECK(clock.stuck(1, 0, at(6.5), timeout));        // 5.5 s: stuck
+  CHECK_FALSE(clock.stuck(1, 1, at(7), timeout));    // finished after all
+  CHECK_FALSE(clock.stuck(2, 1, at(8), timeout));    // the next one starts its own clock
+  CHECK_FALSE(clock.stuck(3, 2, at(12), timeout));   // progressing, however slowly overall
+  CHECK_FALSE(clock.stuck(3, 2, at(16.9), timeout));
+  CHECK(clock.stuck(3, 2, at(17.1), timeout));
 }
