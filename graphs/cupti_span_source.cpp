@@ -99,7 +99,7 @@ class CuptiSpanSource final : public SpanSource {
   CuptiSpanSource(CuptiSpanSource&&) = delete;
   CuptiSpanSource& operator=(CuptiSpanSource&&) = delete;
 
-  std::uint64_t now() noexcept override {
+  [[nodiscard]] std::uint64_t now() noexcept override {
     std::uint64_t timestamp = 0;
     (void)cuptiGetTimestamp(&timestamp);
     return timestamp;
@@ -110,25 +110,31 @@ class CuptiSpanSource final : public SpanSource {
            "cuptiGetTimestamp)";
   }
 
-  void attach(Frame& frame) override {
-    auto* graph = dynamic_cast<GraphExecutor*>(&frame.implementation());
-    if (graph == nullptr) {
-      throw Error(
-          fmt::format("frame '{}' is not lowered to a CUDA graph; CUPTI recording reads "
-                      "graph node ids",
-                      frame.plan().name()));
-    }
-    plan_name_ = frame.plan().name();
-    for (std::size_t i = 0; i < frame.plan().nodes().size(); ++i) {
-      // Host nodes are timed on the host (around their work); under the proxy handoff the GPU
-      // also runs a kernel for each, whose records are left unmatched rather than doubled.
-      if (frame.plan().node(i).kind() == NodeKind::host) continue;
-      std::uint64_t id = 0;
-      HALOFLOW_CUPTI(
-          cuptiGetGraphNodeId(graph->graph_node(i), &id),
-          fmt::format("node '{}' of frame '{}'", frame.plan().node(i).name(), plan_name_));
-      plan_node_of_id_[id] = i;
-      if (is_gpu_work(frame.plan().node(i).kind())) ++gpu_nodes_;
+  void attach(const std::vector<Frame*>& frames) override {
+    SpanSource::attach(frames);
+    for (std::size_t f = 0; f < frames.size(); ++f) {
+      Frame& frame = *frames[f];
+      auto* graph = dynamic_cast<GraphExecutor*>(&frame.implementation());
+      if (graph == nullptr) {
+        throw Error(
+            fmt::format("frame '{}' is not lowered to a CUDA graph; CUPTI recording reads "
+                        "graph node ids",
+                        frame.plan().name()));
+      }
+      plan_name_ += (plan_name_.empty() ? "" : ", ") + frame.plan().name();
+      // Only the plan's kernels and copies are looked up: the lowering may add nodes of its own
+      // (the proxy handoff's doorbell and wait kernels), whose records map to no plan node and
+      // are left out rather than miscounted. Host nodes are timed on the host (around their
+      // work), so a kernel standing in for one is left unmatched rather than doubled.
+      for (std::size_t i = 0; i < frame.plan().nodes().size(); ++i) {
+        if (frame.plan().node(i).kind() == NodeKind::host) continue;
+        std::uint64_t id = 0;
+        HALOFLOW_CUPTI(cuptiGetGraphNodeId(graph->graph_node(i), &id),
+                       fmt::format("node '{}' of frame '{}'", frame.plan().node(i).name(),
+                                   frame.plan().name()));
+        plan_node_of_id_[id] = first_node(f) + i;
+        if (is_gpu_work(frame.plan().node(i).kind())) ++gpu_nodes_;
+      }
     }
     // The executable graph exists: its clones are known, and until start() nothing is traced.
     HALOFLOW_CUPTI(cuptiUnsubscribe(subscriber_), "the graph-node clone callback");
@@ -141,13 +147,13 @@ class CuptiSpanSource final : public SpanSource {
     dropped_ = 0;
   }
 
-  void start(Frame& frame) override {
+  void start(const std::vector<Frame*>& frames) override {
     enable_activity();
-    SpanSource::start(frame);
+    SpanSource::start(frames);
   }
 
-  std::vector<RawSpan> stop(Frame& frame) override {
-    std::vector<RawSpan> spans = SpanSource::stop(frame);
+  std::vector<RawSpan> stop(const std::vector<Frame*>& frames) override {
+    std::vector<RawSpan> spans = SpanSource::stop(frames);
     // Every frame was waited for, so every record is complete: a forced flush delivers them
     // all (through buffer_completed) before it returns.
     HALOFLOW_CUPTI(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),

@@ -1,7 +1,8 @@
-// What binds euler2d's stage, and how close to the floors do the forms of kernels/euler_kernels.cuh
-// get? A stand-alone measurement (not part of the build), run by tools/kernel-labs on the GPU
-// machine, compiled as the model compiles euler_kernels.cu:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -fmad=false -Iengine/include -Ikernels \
+// What binds euler2d's stage, and how close to the floors do the forms of
+// apps/models/euler2d/euler_kernels.cuh get? A stand-alone measurement (not part of the build), run
+// by tools/kernel-labs on the GPU machine, compiled as the model compiles euler_kernels.cu:
+//   nvcc -O3 -std=c++20 -arch=sm_90 -fmad=false -Iengine/include -Iapps/models/support
+//   -Iapps/models/<model> \
 //     tools/euler-kernel-lab.cu -o euler-kernel-lab && ./euler-kernel-lab [profile]
 // (with -fmad=true -DLAB_FMAD it shows what the guard costs; its bits then differ from the CPU).
 // Fields as euler2d lays them out (two ghost layers, four fields): the vortex at 4096^2 (the
@@ -10,10 +11,11 @@
 // form (first, b = 1/4, b = 2/3) of both kernels, the register walk (euler_stage_walk) and the walk
 // staged through shared memory (euler_stage_staged, the model's), bit for bit against the CPU twin
 // on the random state, the walk also on the vortex; every timed shape and register budget bit for
-// bit against that. Timing: medians of 15 launches; the old kernel (kernels/euler_kernels.cu at
-// e7bbe00, one thread per cell, four faces each) beside them; the monitor with 4 to 32 rows per
-// thread; a whole RK3 step's device work (3 stages and the monitor) for the old kernel and both
-// forms. `profile`: the old stage, both new ones and the monitor once each, for Nsight Compute.
+// bit against that. Timing: medians of 15 launches; the old kernel
+// (apps/models/euler2d/euler_kernels.cu at e7bbe00, one thread per cell, four faces each) beside
+// them; the monitor with 4 to 32 rows per thread; a whole RK3 step's device work (3 stages and the
+// monitor) for the old kernel and both forms. `profile`: the old stage, both new ones and the
+// monitor once each, for Nsight Compute.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -44,8 +46,9 @@ using hk::CellBox;
 using hk::EulerStage;
 using hk::EulerStep;
 
-// The model's stage before this lab (kernels/euler_kernels.cu at e7bbe00), for timing: one thread
-// per cell, every cell converting its nine neighbours and computing its four face fluxes.
+// The model's stage before this lab (apps/models/euler2d/euler_kernels.cu at e7bbe00), for timing:
+// one thread per cell, every cell converting its nine neighbours and computing its four face
+// fluxes.
 namespace old_euler {
 
 struct Prim {

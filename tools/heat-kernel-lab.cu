@@ -1,14 +1,15 @@
 // Which loop form lets heat3d's step reach the copy bandwidth on this GPU? A stand-alone
 // measurement (not part of the build), run by tools/kernel-labs on the GPU machine:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -Iengine/include -Ikernels tools/heat-kernel-lab.cu \
+//   nvcc -O3 -std=c++20 -arch=sm_90 -Iengine/include -Iapps/models/support -Iapps/models/<model>
+//   tools/heat-kernel-lab.cu \
 //     -o heat-kernel-lab && ./heat-kernel-lab [profile BX BY RUN]
 // The field is heat3d's at 512^3 double: 514^3 values (one ghost layer), the 512^3 owned cells
-// updated. Every variant is checked bit for bit against a CPU twin (kernels/heat_kernels.cuh's
-// heat_value, explicit fused multiply-adds, so the bits cannot depend on the compilers) and timed
-// as the median of 20 launches, beside a copy kernel and cudaMemcpy in the same run. The model's
-// kernel (heat_walk) is included from kernels/heat_kernels.cuh, so this measures what runs.
-// `profile BX BY RUN` runs the old kernel, heat_walk with that shape and the tiled form once each,
-// for Nsight Compute.
+// updated. Every variant is checked bit for bit against a CPU twin
+// (apps/models/heat3d/heat_kernels.cuh's heat_value, explicit fused multiply-adds, so the bits
+// cannot depend on the compilers) and timed as the median of 20 launches, beside a copy kernel and
+// cudaMemcpy in the same run. The model's kernel (heat_walk) is included from
+// apps/models/heat3d/heat_kernels.cuh, so this measures what runs. `profile BX BY RUN` runs the old
+// kernel, heat_walk with that shape and the tiled form once each, for Nsight Compute.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -40,8 +41,9 @@ namespace {
 constexpr std::int64_t kN = 512;
 constexpr std::int64_t kExtent = kN + 2;
 
-// The model's kernel before this lab (kernels/heat_kernels.cu at e7bbe00): one thread per column
-// of a row, rows strided over grid.y, planes over grid.z, the sum contracted as nvcc likes.
+// The model's kernel before this lab (apps/models/heat3d/heat_kernels.cu at e7bbe00): one thread
+// per column of a row, rows strided over grid.y, planes over grid.z, the sum contracted as nvcc
+// likes.
 __global__ void old_heat_box(CellBox box, HeatCoefficients<double> c, const double* __restrict__ u,
                              double* __restrict__ u_new) {
   const std::int64_t x = box.x0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;

@@ -1,16 +1,17 @@
 // What does jacobi2d's in-sweep norm cost, and what brings it within 10 % of the sweep without it?
 // A stand-alone measurement (not part of the build), run by tools/kernel-labs on the GPU machine:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -Iengine/include -Ikernels tools/jacobi-norm-lab.cu \
+//   nvcc -O3 -std=c++20 -arch=sm_90 -Iengine/include -Iapps/models/support -Iapps/models/<model>
+//   tools/jacobi-norm-lab.cu \
 //     -o jacobi-norm-lab && ./jacobi-norm-lab [profile]
 // The model's sweep at 16384 x 16384 float (16382 computed columns, 16384 computed rows, one halo
 // row above and below), blocks 128 x 2, runs of 8 rows (and 4). Variants: the sweep alone; the norm
 // as the model had it (every block atomicAdds its sum to one double, after a zeroing kernel); the
-// norm as kernels/jacobi_kernels.cuh has it now (each block writes its partial, one block sums
-// them in a fixed order, its registers bounded so that 8 blocks fit an SM), with 1 to 32 runs per
-// thread (a grid that many times shorter), and the same unbounded as first measured. Each is
-// checked (field bit for bit against the sweep alone, the norm against a CPU sum to n eps, the new
-// norm's bits across repeats) and timed as the median of 30 launches of the whole step (its kernels
-// back to back). `profile`: each variant once, for ncu.
+// norm as apps/models/jacobi2d/jacobi_kernels.cuh has it now (each block writes its partial, one
+// block sums them in a fixed order, its registers bounded so that 8 blocks fit an SM), with 1 to 32
+// runs per thread (a grid that many times shorter), and the same unbounded as first measured. Each
+// is checked (field bit for bit against the sweep alone, the norm against a CPU sum to n eps, the
+// new norm's bits across repeats) and timed as the median of 30 launches of the whole step (its
+// kernels back to back). `profile`: each variant once, for ncu.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -42,8 +43,8 @@ namespace {
 constexpr std::int64_t kNx = 16384;
 constexpr std::int64_t kRows = 16384;
 
-// The model's norm before this lab (kernels/jacobi_kernels.cu at e7bbe00): every block adds its
-// sum to one double with atomicAdd.
+// The model's norm before this lab (apps/models/jacobi2d/jacobi_kernels.cu at e7bbe00): every block
+// adds its sum to one double with atomicAdd.
 __device__ void old_add_block_sum(double value, double* sum) {
   __shared__ double warp_sums[32];
   for (int offset = 16; offset > 0; offset /= 2) {
@@ -90,8 +91,9 @@ __global__ void old_norm_rows(CellBox box, const float* __restrict__ a, float* _
   old_add_block_sum(squares, sum);
 }
 
-// The norm sweep as measured on 2026-12-01 08:37 (kernels/jacobi_kernels.cuh then): the same runs
-// per thread, 64-bit row counters, unrolled by 4, registers left to nvcc (64: 4 blocks per SM).
+// The norm sweep as measured on 2026-12-01 08:37 (apps/models/jacobi2d/jacobi_kernels.cuh then):
+// the same runs per thread, 64-bit row counters, unrolled by 4, registers left to nvcc (64: 4
+// blocks per SM).
 __global__ void unbounded_norm_rows(CellBox box, std::int64_t run, const float* __restrict__ a,
                                     float* __restrict__ a_new, double* partials) {
   const std::int64_t x = box.x0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;

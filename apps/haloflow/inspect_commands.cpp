@@ -1,4 +1,4 @@
-// haloflow replay and haloflow info: commands that look at a frame or at the machine.
+// haloflow replay and haloflow info: the commands that look at a case's frames or at the machine.
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -13,6 +13,7 @@
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/version.hpp"
 #include "replay.hpp"
+#include "run_output.hpp"
 
 namespace haloflow::app {
 namespace {
@@ -38,23 +39,20 @@ std::string thread_level_name(int level) {
 
 }  // namespace
 
-int replay_case(const haloflow::app::ReplayOptions& options, const haloflow::MpiSession& mpi) {
-  if (mpi.world_size() > 1) {
-    throw haloflow::Error(fmt::format(
-        "{}: the seed case runs on one rank; it was started on {} (run it without mpiexec)",
-        options.case_path, mpi.world_size()));
+int replay_command(const cases::ReplayOptions& options, const MpiSession& mpi) {
+  if (mpi.world_rank() == 0) {
+    if (const auto device = current_device()) {
+      fmt::print("device {}: {} ({} SMs, {:.0f} GiB)\n", device->ordinal, device->name,
+                 device->multiprocessors, device->memory_gib);
+    }
+    std::fflush(stdout);
   }
-  if (const auto device = haloflow::current_device()) {
-    fmt::print("device {}: {} ({} SMs, {:.0f} GiB)\n", device->ordinal, device->name,
-               device->multiprocessors, device->memory_gib);
-  }
-  std::fflush(stdout);
-  const auto result = haloflow::app::replay_seed_case(options, mpi.world_rank());
-  std::fputs(result.text.c_str(), stdout);
+  const auto result = cases::replay_case(options, mpi);
+  if (mpi.world_rank() == 0) std::fputs(result.text.c_str(), stdout);
   return 0;
 }
 
-int show_info(const haloflow::MpiSession& mpi) {
+int show_info(const MpiSession& mpi) {
   if (mpi.world_rank() != 0) return 0;
   const auto device = haloflow::current_device();
   fmt::print("haloflow {}\n", haloflow::version);
@@ -82,7 +80,7 @@ int show_info(const haloflow::MpiSession& mpi) {
   fmt::print("MPI library: {}\n", mpi_library);
   fmt::print("MPI standard {}.{}, thread level provided: {}, {} rank(s)\n", major, minor,
              thread_level_name(provided), mpi.world_size());
-  const auto build = versions();
+  const auto build = outputs::versions();
   fmt::print(
       "build: haloflow {}, CUDA runtime {}, CUDA driver {}, fmt {}, nlohmann_json {}\n",
       build["haloflow"].get<std::string>(),

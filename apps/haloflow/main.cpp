@@ -1,5 +1,6 @@
 // haloflow: run JSON-described cases and report how much communication the frame hid. This file
-// parses the command line; commands.hpp has the subcommands.
+// parses the command line; the subcommands are apps/cases/run_case.hpp (run, validate) and
+// commands.hpp (replay, info).
 
 #include <mpi.h>
 #include <CLI/CLI.hpp>
@@ -7,22 +8,24 @@
 #include <cstdio>
 #include <optional>
 
+#include "collective.hpp"
 #include "commands.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "replay.hpp"
+#include "run_case.hpp"
 
-using haloflow::app::CollectiveError;
-using haloflow::app::replay_case;
-using haloflow::app::run_case;
-using haloflow::app::RunOptions;
+using haloflow::app::replay_command;
 using haloflow::app::show_info;
-using haloflow::app::validate_case;
-using haloflow::app::ValidateOptions;
+using haloflow::cases::CollectiveError;
+using haloflow::cases::run_case;
+using haloflow::cases::RunFlags;
+using haloflow::cases::validate_case;
+using haloflow::cases::ValidateFlags;
 
 int main(int argc, char** argv) {
   CLI::App app{"haloflow: hide halo communication behind computation with CUDA graphs"};
   app.require_subcommand(1);
-  RunOptions options;
+  RunFlags options;
   auto* run = app.add_subcommand(
       "run",
       "run a case (seed: each executor, compared; jacobi2d, heat3d, euler2d: the model) into a "
@@ -56,9 +59,16 @@ int main(int argc, char** argv) {
   run->add_option("--output-every", options.output_every,
                   "models: VTK every N steps and after the last; 0: only after the last")
       ->check(CLI::Range(0, 100000000));
+  run->add_option("--handoff", options.handoff,
+                  "how graph frames hand host nodes (the MPI exchange) to the host (default: the "
+                  "case's exchange.handoff)")
+      ->check(CLI::IsMember({"auto", "host-node", "proxy"}));
+  run->add_option("--transport", options.transport,
+                  "how halos travel between ranks (default: the case's exchange.transport)")
+      ->check(CLI::IsMember({"auto", "mpi", "nccl"}));
   run->add_flag("--force", options.force,
                 "reuse an existing run directory and overwrite files given to --json and --dot");
-  ValidateOptions validate_options;
+  ValidateFlags validate_options;
   auto* validate = app.add_subcommand(
       "validate", "check a case file (every problem at once) without running it; exit 0 if valid");
   validate->add_option("case", validate_options.case_path, "the case file (JSON)")->required();
@@ -70,9 +80,11 @@ int main(int argc, char** argv) {
       ->add_option("--memory-gib", validate_options.memory_gib,
                    "memory per rank, GiB (default: the device's, or 16 without one)")
       ->check(CLI::PositiveNumber);
-  haloflow::app::ReplayOptions replay_options;
+  haloflow::cases::ReplayOptions replay_options;
   auto* replay = app.add_subcommand(
-      "replay", "replay a case's frame with every node recorded, and show what overlapped");
+      "replay",
+      "replay a case's frames with every node recorded (under mpiexec: every rank's), and show "
+      "what overlapped");
   replay->add_option("case", replay_options.case_path, "the case file (JSON)")->required();
   replay
       ->add_option("--frames", replay_options.frames,
@@ -84,12 +96,20 @@ int main(int argc, char** argv) {
   replay->add_option("--trace", replay_options.trace_path,
                      "write the recording as Chrome trace-event JSON (Perfetto opens it)");
   replay->add_option("--timeline", replay_options.timeline_path,
-                     "write an SVG timeline, a row per branch");
+                     "write an SVG timeline, a row per rank and branch");
   replay->add_option("--window", replay_options.window,
                      "frames the timeline shows, as first:count (default: the median frame)");
   replay->add_option("--dot", replay_options.dot_path,
-                     "write the plan as DOT (and, for graph, the CUDA graph to NAME.cuda.dot)");
+                     "write the plans as DOT (and, for graph, the CUDA graphs to NAME.cuda.dot)");
   replay->add_option("--report", replay_options.report_path, "write the overlap report as JSON");
+  replay
+      ->add_option("--handoff", replay_options.handoff,
+                   "how graph frames hand host nodes to the host (default: the case's)")
+      ->check(CLI::IsMember({"auto", "host-node", "proxy"}));
+  replay
+      ->add_option("--transport", replay_options.transport,
+                   "how halos travel between ranks (default: the case's)")
+      ->check(CLI::IsMember({"auto", "mpi", "nccl"}));
   replay->add_flag("--force", replay_options.force, "overwrite existing output files");
   auto* info = app.add_subcommand("info", "describe the device, MPI and this build");
   try {
@@ -102,7 +122,7 @@ int main(int argc, char** argv) {
     mpi.emplace(&argc, &argv);
     if (run->parsed()) return run_case(options, *mpi);
     if (validate->parsed()) return validate_case(validate_options, *mpi);
-    if (replay->parsed()) return replay_case(replay_options, *mpi);
+    if (replay->parsed()) return replay_command(replay_options, *mpi);
     if (info->parsed()) return show_info(*mpi);
   } catch (const CollectiveError& error) {
     // Every rank reached it alike: one report, no abort.

@@ -16,7 +16,7 @@ struct FrameRecorder::State {
   ExecutorKind executor = ExecutorKind::host;
   int rank = 0;
   std::unique_ptr<SpanSource> source;
-  Frame* frame = nullptr;
+  std::vector<Frame*> frames;
   bool recording = false;
   std::optional<std::uint64_t> open;  // start of the frame begun and not yet ended
   std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;
@@ -44,22 +44,28 @@ FrameRecorder::FrameRecorder(ExecutorKind executor, int rank) : state_(std::make
 FrameRecorder::~FrameRecorder() = default;
 
 void FrameRecorder::attach(Frame& frame) {
-  if (state_->frame != nullptr) throw Error("a frame recorder attaches to one frame, once");
-  if (frame.executor() != state_->executor) {
-    throw Error(
-        fmt::format("recorder for the {} executor cannot record frame '{}', which runs on "
-                    "the {} executor",
-                    to_string(state_->executor), frame.plan().name(), to_string(frame.executor())));
+  attach(std::vector<Frame*>{&frame});
+}
+
+void FrameRecorder::attach(const std::vector<Frame*>& frames) {
+  if (!state_->frames.empty()) throw Error("a frame recorder attaches to its frames once");
+  if (frames.empty()) throw Error("a frame recorder needs a frame to attach to");
+  for (const Frame* frame : frames) {
+    if (frame->executor() != state_->executor) {
+      throw Error(fmt::format(
+          "recorder for the {} executor cannot record frame '{}', which runs on the {} executor",
+          to_string(state_->executor), frame->plan().name(), to_string(frame->executor())));
+    }
   }
-  state_->source->attach(frame);
-  state_->frame = &frame;
+  state_->source->attach(frames);
+  state_->frames = frames;
 }
 
 void FrameRecorder::start() {
-  if (state_->frame == nullptr) throw Error("frame recorder started before attach()");
+  if (state_->frames.empty()) throw Error("frame recorder started before attach()");
   if (state_->recording) return;
   state_->windows.clear();
-  state_->source->start(*state_->frame);
+  state_->source->start(state_->frames);
   state_->recording = true;
 }
 
@@ -79,19 +85,26 @@ void FrameRecorder::frame_ends() {
 Trace FrameRecorder::stop() {
   if (!state_->recording) throw Error("frame recorder stopped while not recording");
   state_->recording = false;
-  std::vector<RawSpan> raw = state_->source->stop(*state_->frame);
+  std::vector<RawSpan> raw = state_->source->stop(state_->frames);
   if (state_->open) throw Error("frame recorder stopped inside a frame (frame_ends() missing)");
 
   Trace trace;
-  const Frame& frame = *state_->frame;
-  trace.plan = frame.plan().name();
+  for (const Frame* frame : state_->frames) {
+    // One frame's nodes after another's: their dependencies move with them.
+    const std::size_t first = trace.nodes.size();
+    for (TraceNode node : trace_nodes(frame->plan())) {
+      for (std::size_t& dependency : node.after) dependency += first;
+      trace.nodes.push_back(std::move(node));
+    }
+    trace.plan += (trace.plan.empty() ? "" : ", ") + frame->plan().name();
+  }
   trace.executor = std::string(to_string(state_->executor));
   trace.clock = std::string(state_->source->clock());
   trace.rank = state_->rank;
-  trace.nodes = trace_nodes(frame.plan());
   const auto& windows = state_->windows;
   if (windows.empty()) return trace;
   const std::uint64_t origin = windows.front().first;
+  trace.origin_ns = static_cast<std::int64_t>(origin);
   const auto us = [origin](std::uint64_t ns) {
     // Signed: a device timestamp may precede the host's by the clocks' skew.
     return static_cast<double>(static_cast<std::int64_t>(ns - origin)) / 1000.0;
@@ -119,6 +132,10 @@ Trace FrameRecorder::stop() {
   std::stable_sort(trace.spans.begin(), trace.spans.end(),
                    [](const NodeSpan& a, const NodeSpan& b) { return a.start_us < b.start_us; });
   return trace;
+}
+
+std::uint64_t FrameRecorder::clock_ns() {
+  return state_->source->now();
 }
 
 }  // namespace haloflow

@@ -29,7 +29,6 @@ class SteadySpanSource final : public SpanSource {
                                           .count());
   }
   std::string_view clock() const override { return "host wall clock (std::chrono::steady_clock)"; }
-  void attach(Frame& /*frame*/) override {}
 };
 
 }  // namespace

@@ -21,23 +21,45 @@ struct RawSpan {
   std::uint64_t end_ns = 0;
 };
 
-//! The base every source shares: it is the NodeTimer the executor reports host work to, and
-//! keeps those spans until stop().
-class SpanSource : public NodeTimer {
+//! The base every source shares: it keeps the spans of host work the executors report (one
+//! NodeTimer per recorded frame, which numbers the frame's nodes after those of the frames before
+//! it) until stop().
+class SpanSource {
  public:
+  virtual ~SpanSource() = default;
+  SpanSource() = default;
+  SpanSource(const SpanSource&) = delete;
+  SpanSource& operator=(const SpanSource&) = delete;
+  SpanSource(SpanSource&&) = delete;
+  SpanSource& operator=(SpanSource&&) = delete;
+
+  //! The source's clock, nanoseconds.
+  [[nodiscard]] virtual std::uint64_t now() noexcept = 0;
   //! What measured the spans, for the outputs' readers.
   [[nodiscard]] virtual std::string_view clock() const = 0;
-  //! Learns the frame's nodes (the graph source: their CUPTI ids). Once, before start().
-  virtual void attach(Frame& frame) = 0;
+  //! Learns the frames' nodes (the graph source: their CUPTI ids); frame i's nodes are numbered
+  //! from first_node(i). Once, before start().
+  virtual void attach(const std::vector<Frame*>& frames) {
+    std::size_t first = 0;
+    for (Frame* frame : frames) {
+      timers_.push_back(std::make_unique<FrameTimer>(*this, first));
+      first += frame->plan().nodes().size();
+    }
+  }
   //! Turns recording on.
-  virtual void start(Frame& frame) { frame.implementation().time_host_work(this); }
+  virtual void start(const std::vector<Frame*>& frames) {
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      frames[i]->implementation().time_host_work(timers_.at(i).get());
+    }
+  }
   //! Turns recording off; every span recorded since start().
-  virtual std::vector<RawSpan> stop(Frame& frame) {
-    frame.implementation().time_host_work(nullptr);
+  virtual std::vector<RawSpan> stop(const std::vector<Frame*>& frames) {
+    for (Frame* frame : frames) frame->implementation().time_host_work(nullptr);
     return take_host_spans();
   }
 
-  void ran(std::size_t node, std::uint64_t start_ns, std::uint64_t end_ns) noexcept override {
+  //! A run of node `node` (numbered across the frames), from a driver or host thread.
+  void ran(std::size_t node, std::uint64_t start_ns, std::uint64_t end_ns) noexcept {
     const std::lock_guard lock(mutex_);
     try {
       host_spans_.push_back(RawSpan{node, start_ns, end_ns});
@@ -47,10 +69,24 @@ class SpanSource : public NodeTimer {
   }
 
  protected:
+  //! The number of frame `frame`'s first node among all the frames' nodes.
+  [[nodiscard]] std::size_t first_node(std::size_t frame) const { return timers_.at(frame)->first; }
   //! The host-work spans so far. \throws Error if any could not be kept.
   std::vector<RawSpan> take_host_spans();
 
  private:
+  // What one frame's executor reports to: its node numbers, moved past the frames before it.
+  struct FrameTimer final : NodeTimer {
+    FrameTimer(SpanSource& source_, std::size_t first_) : source(source_), first(first_) {}
+    std::uint64_t now() noexcept override { return source.now(); }
+    void ran(std::size_t node, std::uint64_t start_ns, std::uint64_t end_ns) noexcept override {
+      source.ran(first + node, start_ns, end_ns);
+    }
+    SpanSource& source;
+    std::size_t first;
+  };
+
+  std::vector<std::unique_ptr<FrameTimer>> timers_;  // one per frame, at a stable address
   std::mutex mutex_;
   std::vector<RawSpan> host_spans_;
   std::size_t lost_ = 0;

@@ -1,9 +1,9 @@
-#include "spelling.hpp"
+#include "haloflow/spelling.hpp"
 
 #include <algorithm>
 #include <numeric>
 
-namespace haloflow::detail {
+namespace haloflow {
 namespace {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -39,4 +39,4 @@ std::optional<std::string> closest_match(std::string_view typed,
   return std::nullopt;
 }
 
-}  // namespace haloflow::detail
+}  // namespace haloflow

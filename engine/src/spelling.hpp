@@ -1,15 +1,8 @@
 #pragma once
-// "Did you mean" suggestions for names a user typed: node names, case-file keys.
+// The engine's own spelling of the public suggestion function (haloflow/spelling.hpp).
 
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
+#include "haloflow/spelling.hpp"
 
 namespace haloflow::detail {
-
-//! The candidate closest to `typed` by edit distance, when it is close enough to be a typo.
-std::optional<std::string> closest_match(std::string_view typed,
-                                         const std::vector<std::string>& candidates);
-
+using haloflow::closest_match;
 }  // namespace haloflow::detail

@@ -11,10 +11,24 @@ std::vector<TraceNode> trace_nodes(const FramePlan& plan) {
   nodes.reserve(plan.nodes().size());
   for (std::size_t i = 0; i < plan.nodes().size(); ++i) {
     const Node& node = plan.node(i);
-    nodes.push_back(TraceNode{
-        .name = node.name(), .lane = node.lane(), .kind = node.kind(), .after = dependencies[i]});
+    nodes.push_back(TraceNode{.name = node.name(),
+                              .lane = node.lane(),
+                              .kind = node.kind(),
+                              .after = dependencies[i],
+                              .plan = plan.name()});
   }
   return nodes;
+}
+
+void shift(Trace& trace, double us) {
+  for (FrameSpan& frame : trace.frames) {
+    frame.start_us += us;
+    frame.end_us += us;
+  }
+  for (NodeSpan& span : trace.spans) {
+    span.start_us += us;
+    span.end_us += us;
+  }
 }
 
 std::vector<int> lane_tracks(const Trace& trace) {

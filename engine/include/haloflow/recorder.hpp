@@ -5,15 +5,18 @@
 //! Frames pay for recording only while a recorder records: before start() and after stop()
 //! nothing is timed, no CUPTI activity is enabled and no CUPTI callback is subscribed.
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "haloflow/frame.hpp"
 #include "haloflow/trace.hpp"
 
 namespace haloflow {
 
-//! \brief Records when each node of one frame ran, over the frames run between start() and
-//! stop(), and hands the recording back as a Trace.
+//! \brief Records when each node of a frame ran (or of each of several frames: a model's step
+//! frame and its norm frame), over the frames run between start() and stop(), and hands the
+//! recording back as a Trace.
 class FrameRecorder {
  public:
   //! \brief Prepares to record frames of `executor` on MPI rank `rank`: wall-clock spans of every
@@ -39,18 +42,27 @@ class FrameRecorder {
   //! \brief Learns the frame's nodes and drops the instantiation callback. Once, before start().
   //! \throws Error when `frame` runs on another executor than the recorder's.
   void attach(Frame& frame);
+  //! \brief The same for several frames, all built before this call: the trace holds the nodes of
+  //! each, one frame's after another's (TraceNode::plan says whose), and a recorded frame is
+  //! whatever ran between frame_begins() and frame_ends() (one step of a model, say). Once.
+  //! \throws Error for no frame, or one on another executor than the recorder's.
+  void attach(const std::vector<Frame*>& frames);
   //! \brief Starts recording the frames that follow.
   void start();
   //! \brief Marks the start of a recorded frame: call it just before the frame's first patch
-  //! or its launch. \throws Error when not recording, or inside a frame already.
+  //! or its launch (of several frames: before the first of them). \throws Error when not recording,
+  //! or inside a frame already.
   void frame_begins();
-  //! \brief Marks the end of the frame begun last: call it when its wait has returned.
+  //! \brief Marks the end of the frame begun last: call it when its wait (every wait) returned.
   //! \throws Error without a frame_begins() before it.
   void frame_ends();
   //! \brief Stops recording and returns the trace, in microseconds from the first frame's
   //! start. \throws Error when the record is incomplete (CUPTI dropped records, or none of
   //! its records came from this frame's graph).
   [[nodiscard]] Trace stop();
+  //! \brief The recorder's clock now, nanoseconds (Trace::origin_ns is a reading of it): what
+  //! ranks compare to put their traces on one clock.
+  [[nodiscard]] std::uint64_t clock_ns();
 
  private:
   struct State;

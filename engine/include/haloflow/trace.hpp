@@ -6,6 +6,7 @@
 //! trace, SVG timeline) can be computed and tested on hand-made spans, without a GPU.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct TraceNode {
   Lane lane = Lane::bulk;            //!< its lane: bulk spans are the interior, the rest comms
   NodeKind kind = NodeKind::kernel;  //!< its kind: only kernels and copies keep the GPU busy
   std::vector<std::size_t> after;    //!< its resolved dependencies, indices into Trace::nodes
+  //! The plan it belongs to: a recording of several frames (a model's step frame and its norm
+  //! frame) holds the nodes of each, one plan after another.
+  std::string plan;
 };
 
 //! \brief One run of one node, in microseconds from the start of the first recorded frame.
@@ -42,18 +46,27 @@ struct FrameSpan {
   [[nodiscard]] double duration_us() const { return end_us - start_us; }
 };
 
-//! \brief A recording of consecutive frames of one plan on one executor.
+//! \brief A recording of consecutive frames on one executor: of one plan, or of the several
+//! frames a model launches (each recorded frame, then, is one step of the model).
 struct Trace {
-  std::string plan;      //!< the frame plan's name
+  std::string plan;      //!< the frame plan's name (several: their names, joined by ", ")
   std::string executor;  //!< "graph" or "host"
   std::string clock;     //!< what measured the spans, for readers of the outputs
   int rank = 0;          //!< MPI rank that recorded it (one process per rank in the outputs)
   std::vector<TraceNode> nodes;   //!< the plan's nodes, in plan order (see trace_nodes)
   std::vector<FrameSpan> frames;  //!< in order; frames[i].frame == i
   std::vector<NodeSpan> spans;    //!< sorted by start time
+  //! The reading of the recorder's clock (FrameRecorder::clock_ns) that the times count from,
+  //! nanoseconds: what aligns the traces of several ranks.
+  std::int64_t origin_ns = 0;
 };
 
-//! \brief The plan's nodes as the trace describes them. \pre the plan is valid.
+//! \brief Adds `us` microseconds to every time of `trace` (its frames and spans), e.g. to put
+//! several ranks' traces on one rank's clock.
+void shift(Trace& trace, double us);
+
+//! \brief The plan's nodes as the trace describes them (TraceNode::plan: the plan's name).
+//! \pre the plan is valid.
 [[nodiscard]] std::vector<TraceNode> trace_nodes(const FramePlan& plan);
 
 //! \brief For each span of `trace`, the track it is drawn on within its lane (0, 1, ...): spans

@@ -1,0 +1,210 @@
+// haloflow_model: one model run under mpiexec from flags instead of a case file, for the
+// benchmarks (tools/bench-models) and the model tests. A thin command over the same library as
+// `haloflow run`: the flags become the model's case section, read by the model's one reader, and
+// the run and its report are the model's.
+//   mpiexec -n R haloflow_model jacobi2d|heat3d|euler2d [--nx N --ny N --nz N --steps S ...
+//       --executor graph|streams|serial|host|auto --dump FILE --compare FILE --tolerance X]
+// Exit: 0 done, 1 an error or a failed --compare, 77 a GPU executor asked for without a GPU.
+
+#include <fmt/format.h>
+#include <mpi.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "executors.hpp"
+#include "haloflow/device.hpp"
+#include "haloflow/error.hpp"
+#include "haloflow/mpi_session.hpp"
+#include "haloflow/ranks.hpp"
+#include "json_fields.hpp"
+#include "model.hpp"
+#include "raw_field.hpp"
+
+namespace {
+
+using haloflow::ExecutorKind;
+namespace models = haloflow::models;
+
+struct Flags {
+  std::string model;
+  nlohmann::json section = nlohmann::json::object();  // the flags that set the model's section
+  int steps = 0;                                      // 0: the model's default
+  int warmup = -1;                                    // -1: the executor's default
+  bool overlap = false;
+  std::string executor = "graph";
+  std::string handoff = "auto";
+  std::string transport = "auto";
+  std::string self_exchange = "device";
+  double timeout_s = 60;
+  double copy_bandwidth = models::ReportOptions{}.copy_bandwidth;
+  std::string dump;
+  std::string compare;
+  double tolerance = 0;
+};
+
+// A flag that sets key `key` of the model's section (the reader checks its value).
+template <class T>
+void section_flag(CLI::App& app, Flags& flags, const std::string& name, const char* key,
+                  const std::string& help) {
+  app.add_option_function<T>(
+      name, [&flags, key](const T& value) { flags.section[key] = value; }, help);
+}
+
+void add_flags(CLI::App& app, Flags& f) {
+  app.add_option("model", f.model, "jacobi2d, heat3d or euler2d")
+      ->required()
+      ->check(CLI::IsMember({"jacobi2d", "heat3d", "euler2d"}));
+  section_flag<long long>(app, f, "--nx", "nx", "cells along x (jacobi2d: 16384, heat3d: 256)");
+  section_flag<long long>(app, f, "--ny", "ny", "cells along y (jacobi2d: rows, 2 of them copies)");
+  section_flag<long long>(app, f, "--nz", "nz", "cells along z (heat3d)");
+  section_flag<long long>(app, f, "--norm-every", "norm_every",
+                          "jacobi2d: L2 norm every K steps (0: never; default 100)");
+  section_flag<long long>(app, f, "--print-every", "print_every",
+                          "jacobi2d: print norms of steps that are multiples (default 100)");
+  section_flag<long long>(app, f, "--rows-per-thread", "rows_per_thread",
+                          "jacobi2d: consecutive rows each GPU thread walks (tuning; default 8)");
+  section_flag<std::string>(app, f, "--precision", "precision",
+                            "float or double (jacobi2d: float, heat3d: double)");
+  section_flag<std::string>(app, f, "--split", "split", "jacobi2d: 1d (rows over ranks) or 2d");
+  section_flag<double>(app, f, "--nu", "nu", "heat3d: diffusivity (default 1)");
+  section_flag<long long>(app, f, "--mode", "mode", "heat3d: wave number k of the sine mode");
+  section_flag<double>(app, f, "--dt", "dt", "heat3d: time step (0: h^2 / (8 nu))");
+  section_flag<std::string>(app, f, "--case", "case", "euler2d: vortex, sod-x, sod-y or kh");
+  section_flag<double>(app, f, "--cfl", "cfl", "euler2d: CFL number (default 0.4)");
+  section_flag<double>(app, f, "--t-end", "t_end", "euler2d: stop at this time (0: after --steps)");
+  section_flag<long long>(app, f, "--rk", "rk", "euler2d: SSP Runge-Kutta stages, 2 or 3");
+  section_flag<std::string>(app, f, "--limiter", "limiter", "euler2d: minmod or vanleer");
+  section_flag<std::string>(app, f, "--riemann", "riemann", "euler2d: hllc or rusanov");
+  app.add_option("--steps", f.steps, "timed steps (jacobi2d: 1000, heat3d and euler2d: 100)")
+      ->check(CLI::Range(1, 100000000));
+  app.add_option("--warmup", f.warmup, "steps run and discarded first (GPU: 10, host: 0)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--overlap", f.overlap,
+               "time the step frame, its interior alone and its communication alone (GPU)");
+  app.add_option("--executor", f.executor, "graph, streams, serial, host or auto")
+      ->check(CLI::IsMember({"auto", "graph", "streams", "serial", "host"}))
+      ->capture_default_str();
+  app.add_option("--handoff", f.handoff, "how graph frames hand host nodes to the host")
+      ->check(CLI::IsMember({"auto", "host-node", "proxy"}))
+      ->capture_default_str();
+  app.add_option("--transport", f.transport, "how halos travel between ranks")
+      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
+      ->capture_default_str();
+  app.add_option("--self-exchange", f.self_exchange,
+                 "a rank's halos to itself (periodic, one rank on an axis): device copy, or mpi "
+                 "(the host path, to measure it on one rank)")
+      ->check(CLI::IsMember({"device", "mpi"}))
+      ->capture_default_str();
+  app.add_option("--timeout", f.timeout_s, "seconds a halo exchange may wait for a neighbour")
+      ->capture_default_str();
+  app.add_option("--copy-bandwidth", f.copy_bandwidth, "bytes/s the fraction is reported against")
+      ->capture_default_str();
+  app.add_option("--dump", f.dump, "rank 0 writes the global field here (raw values, x fastest)");
+  app.add_option("--compare", f.compare, "compare the global field with this raw file");
+  app.add_option("--tolerance", f.tolerance, "largest |difference| --compare accepts")
+      ->capture_default_str();
+}
+
+// The model, its section read from the flags by the model's own reader (every rank alike).
+std::unique_ptr<models::Model> read_model(const Flags& f, int ranks) {
+  auto model = models::make_model(f.model);
+  haloflow::input::JsonFields fields(
+      fmt::format("haloflow_model {} (its flags as the case section /{})", f.model, f.model));
+  model->read_section(fields, f.section, f.model);
+  if (fields.problems().empty()) model->check_rules(fields);
+  const auto device = haloflow::current_device();
+  if (fields.problems().empty()) {
+    model->check_machine(fields, {.ranks = ranks, .memory_gib = device ? device->memory_gib : 16});
+  }
+  fields.throw_if_any();
+  return model;
+}
+
+// Rank 0 writes and compares the global field; \returns 1 on every rank when the comparison
+// failed, else 0.
+int finish_field(const Flags& f, const models::ModelResult& result, int rank) {
+  int status = 0;
+  if (rank == 0 && !f.dump.empty()) {
+    fmt::print("{}\n", haloflow::outputs::write_field_dump(f.dump, result.field()));
+  }
+  if (rank == 0 && !f.compare.empty()) {
+    const auto comparison =
+        haloflow::outputs::compare_field(f.compare, result.field(), f.tolerance);
+    fmt::print("{}\n", comparison.line);
+    status = comparison.ok ? 0 : 1;
+  }
+  HALOFLOW_MPI(MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD), "the comparison's verdict");
+  return status;
+}
+
+int run(const Flags& f, const haloflow::MpiSession& mpi) {
+  const bool have_gpu = haloflow::place_rank_on_device(MPI_COMM_WORLD).device >= 0;
+  std::unique_ptr<models::Model> model;
+  try {
+    model = read_model(f, mpi.world_size());
+  } catch (const haloflow::Error& error) {
+    // Every rank read the same flags: one report, no abort.
+    if (mpi.world_rank() == 0) std::fprintf(stderr, "haloflow_model: %s\n", error.what());
+    return 1;
+  }
+  ExecutorKind executor = ExecutorKind::host;
+  try {
+    executor = haloflow::cases::choose_executors(f.executor, *model, have_gpu).executors.front();
+  } catch (const haloflow::cases::NoDeviceError&) {
+    if (mpi.world_rank() == 0) {
+      fmt::print("haloflow_model: no CUDA device for the {} executor: skipped\n", f.executor);
+    }
+    return 77;
+  }
+  models::RunOptions options;
+  options.executor = executor;
+  options.steps = f.steps > 0 ? f.steps : model->default_steps();
+  options.warmup = f.warmup >= 0 ? f.warmup : models::default_warmup(executor);
+  options.gather = !f.dump.empty() || !f.compare.empty();
+  options.handoff = *haloflow::handoff_from_string(f.handoff);
+  options.transport = *haloflow::transport_from_string(f.transport);
+  options.self_on_device = f.self_exchange == "device";
+  options.exchange_timeout = std::chrono::duration<double>(f.timeout_s);
+  options.measure_overlap = f.overlap;
+  const auto result = model->run_steps(options, MPI_COMM_WORLD);
+  if (mpi.world_rank() == 0) {
+    const std::string report = result->report({.copy_bandwidth = f.copy_bandwidth});
+    std::fputs(report.c_str(), stdout);
+  }
+  return finish_field(f, *result, mpi.world_rank());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  CLI::App app{"haloflow_model: jacobi2d, heat3d and euler2d on haloflow frames (under mpiexec)"};
+  add_flags(app, flags);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
+  std::optional<haloflow::MpiSession> mpi;  // outlives the handler, which may need MPI_Abort
+  try {
+    mpi.emplace(&argc, &argv);
+    return run(flags, *mpi);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "haloflow_model: %s\n", error.what());
+    // Other ranks may be waiting on this one: end them too rather than leave them hanging. A
+    // moment first, so that mpiexec forwards this message (and those of ranks that reached the
+    // same error) before the abort tears the job down.
+    if (mpi && mpi->world_size() > 1) {
+      std::fflush(stderr);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  return 1;
+}

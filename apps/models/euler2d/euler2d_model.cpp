@@ -1,0 +1,123 @@
+// euler2d as a case model: its section of a case (defaults and checks here, nowhere else), what
+// it needs of the machine, and a run of run_euler2d (euler2d.cpp) returned as an EulerRun.
+
+#include <fmt/format.h>
+
+#include "euler2d_report.hpp"
+#include "euler_kernels.hpp"
+#include "haloflow/mpi_session.hpp"
+#include "machine_fit.hpp"
+#include "model.hpp"
+
+namespace haloflow::models {
+namespace {
+
+constexpr std::int64_t kMaxAxis = std::int64_t{1} << 30;
+
+class Euler2dModel final : public Model {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "euler2d"; }
+
+  void read_section(JsonFields& fields, const nlohmann::json& section,
+                    const std::string& /*case_name*/) override {
+    const std::string at = "/euler2d";
+    fields.only_keys(section, at, {"case", "nx", "ny", "cfl", "t_end", "rk", "limiter", "riemann"});
+    EulerConfig& c = config_;
+    if (section.contains("case")) {
+      const auto chosen =
+          fields.choice(section["case"], at + "/case", {"vortex", "sod-x", "sod-y", "kh"});
+      if (!chosen.empty()) c.problem = euler_case_from_string(chosen);
+    }
+    c.nx = fields.integer(section, at + "/nx", 64, 4, kMaxAxis);
+    c.ny = fields.integer(section, at + "/ny", c.nx, 4, kMaxAxis);
+    c.cfl = fields.number(section, at + "/cfl", 0.4, 0, 4);
+    if (section.contains("cfl") && section["cfl"].is_number() &&
+        section["cfl"].get<double>() == 0) {
+      fields.report(at + "/cfl", "0 is not allowed; expected a number in (0, 4]");
+      c.cfl = 0.4;
+    }
+    c.t_end = fields.number(section, at + "/t_end", 0, 0, 1e12);
+    c.stages = static_cast<int>(fields.integer(section, at + "/rk", 3, 2, 3));
+    if (section.contains("limiter")) {
+      const auto chosen = fields.choice(section["limiter"], at + "/limiter", {"minmod", "vanleer"});
+      if (!chosen.empty()) c.limiter = chosen == "minmod" ? kernels::kMinmod : kernels::kVanLeer;
+    }
+    if (section.contains("riemann")) {
+      const auto chosen = fields.choice(section["riemann"], at + "/riemann", {"hllc", "rusanov"});
+      if (!chosen.empty()) c.flux = chosen == "hllc" ? kernels::kHllc : kernels::kRusanov;
+    }
+  }
+
+  [[nodiscard]] bool steps_in_time() const override { return true; }
+
+  void check_machine(JsonFields& fields, const MachineLimits& limits) override {
+    // MUSCL reads two ghost layers: each rank owns at least 2 cells per axis. A rank holds the
+    // state, the stage input and output and the wave-speed scratch, 4 conserved fields each.
+    bytes_per_rank_ = check_grid_fits(fields,
+                                      {.section = "/euler2d",
+                                       .dimensions = 2,
+                                       .values = {config_.nx, config_.ny, 1},
+                                       .cells = {config_.nx, config_.ny, 1},
+                                       .cells_per_rank = 2,
+                                       .ghost_cells = 4,
+                                       .fields = 16,
+                                       .precision = "double"},
+                                      limits);
+  }
+
+  [[nodiscard]] double bytes_per_rank() const override { return bytes_per_rank_; }
+
+  [[nodiscard]] nlohmann::json resolved_section() const override {
+    return {{"case", to_string(config_.problem)},
+            {"nx", config_.nx},
+            {"ny", config_.ny},
+            {"cfl", config_.cfl},
+            {"t_end", config_.t_end},
+            {"rk", config_.stages},
+            {"limiter", limiter_name(config_.limiter)},
+            {"riemann", flux_name(config_.flux)}};
+  }
+
+  [[nodiscard]] std::string sizes() const override {
+    return fmt::format("{} x {} double, case {}", config_.nx, config_.ny,
+                       to_string(config_.problem));
+  }
+
+  [[nodiscard]] std::string length(int steps) const override {
+    return config_.t_end > 0 ? fmt::format("to t = {} (at most {} steps)", config_.t_end, steps)
+                             : Model::length(steps);
+  }
+
+  [[nodiscard]] std::unique_ptr<ModelResult> run_steps(const RunOptions& options,
+                                                       MPI_Comm communicator) const override {
+    EulerConfig config = config_;
+    config.run = options;
+    EulerResult result = run_euler2d(config, communicator);
+    int ranks = 1;
+    HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "euler2d");
+    StepSummary summary{.model = "euler2d",
+                        .precision = "double",
+                        .executor = options.executor,
+                        .ranks = ranks,
+                        .steps = options.steps,
+                        .warmup = options.warmup,
+                        .process_grid = result.process_grid,
+                        .dimensions = 2,
+                        .times = result.times,
+                        .bytes_per_step = result.bytes_per_step,
+                        .what_moves = "per stage read in and U, write out; read U for the CFL"};
+    return std::make_unique<EulerRun>(config_, std::move(summary), std::move(result));
+  }
+
+ private:
+  EulerConfig config_;
+  double bytes_per_rank_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> make_euler2d_model() {
+  return std::make_unique<Euler2dModel>();
+}
+
+}  // namespace haloflow::models

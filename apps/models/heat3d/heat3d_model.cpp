@@ -1,0 +1,130 @@
+// heat3d as a case model: its section of a case (defaults and checks here, nowhere else), the
+// stable time step, what it needs of the machine, and a run of run_heat3d (heat3d.cpp) returned
+// as a HeatRun.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "haloflow/mpi_session.hpp"
+#include "heat3d_report.hpp"
+#include "machine_fit.hpp"
+#include "model.hpp"
+
+namespace haloflow::models {
+namespace {
+
+constexpr std::int64_t kMaxAxis = std::int64_t{1} << 30;
+
+class Heat3dModel final : public Model {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "heat3d"; }
+
+  void read_section(JsonFields& fields, const nlohmann::json& section,
+                    const std::string& /*case_name*/) override {
+    const std::string at = "/heat3d";
+    fields.only_keys(section, at, {"nx", "ny", "nz", "precision", "split", "nu", "mode", "dt"});
+    HeatConfig& c = settings_.config;
+    c.cells[0] = fields.integer(section, at + "/nx", 256, 1, kMaxAxis);
+    c.cells[1] = fields.integer(section, at + "/ny", c.cells[0], 1, kMaxAxis);
+    c.cells[2] = fields.integer(section, at + "/nz", c.cells[0], 1, kMaxAxis);
+    if (section.contains("precision")) {
+      const auto chosen =
+          fields.choice(section["precision"], at + "/precision", {"float", "double"});
+      if (!chosen.empty()) settings_.precision = chosen;
+    }
+    if (section.contains("split")) (void)fields.choice(section["split"], at + "/split", {"3d"});
+    c.nu = fields.number(section, at + "/nu", 1.0, 0, 1e12);
+    if (section.contains("nu") && section["nu"].is_number() && section["nu"].get<double>() == 0) {
+      fields.report(at + "/nu", "0 is not allowed; expected a positive diffusivity");
+      c.nu = 1.0;
+    }
+    c.mode = static_cast<int>(fields.integer(section, at + "/mode", 1, 1, 1000000));
+    c.dt = fields.number(section, at + "/dt", 0, 0, 1e12);
+  }
+
+  // nu dt sum 1/h^2 <= 1/2, with dt = h_min^2 / (8 nu) when the case leaves it at 0.
+  void check_rules(JsonFields& fields) override {
+    const HeatConfig& c = settings_.config;
+    const auto n = [&](std::size_t axis) { return static_cast<double>(c.cells[axis]); };
+    const double sum = n(0) * n(0) + n(1) * n(1) + n(2) * n(2);
+    const double largest = std::max({n(0), n(1), n(2)});
+    const double dt = c.dt > 0 ? c.dt : 1.0 / (8.0 * c.nu * largest * largest);
+    if (c.nu * dt * sum > 0.5) {
+      fields.report("/heat3d/dt",
+                    fmt::format("{} is not allowed: the explicit scheme is stable for dt <= {:.6g} "
+                                "(nu dt sum 1/h^2 <= 1/2); expected 0 (automatic) or at most that",
+                                c.dt, 0.5 / (c.nu * sum)));
+    }
+  }
+
+  [[nodiscard]] bool steps_in_time() const override { return true; }
+
+  void check_machine(JsonFields& fields, const MachineLimits& limits) override {
+    const Index3& cells = settings_.config.cells;
+    bytes_per_rank_ = check_grid_fits(fields,
+                                      {.section = "/heat3d",
+                                       .dimensions = 3,
+                                       .values = cells,
+                                       .cells = cells,
+                                       .cells_per_rank = 1,
+                                       .ghost_cells = 2,
+                                       .fields = 2,  // u and u_new
+                                       .precision = settings_.precision},
+                                      limits);
+  }
+
+  [[nodiscard]] double bytes_per_rank() const override { return bytes_per_rank_; }
+
+  [[nodiscard]] nlohmann::json resolved_section() const override {
+    const HeatConfig& c = settings_.config;
+    return {{"nx", c.cells[0]}, {"ny", c.cells[1]},
+            {"nz", c.cells[2]}, {"precision", settings_.precision},
+            {"split", "3d"},    {"nu", c.nu},
+            {"mode", c.mode},   {"dt", c.dt}};
+  }
+
+  [[nodiscard]] std::string sizes() const override {
+    const Index3& n = settings_.config.cells;
+    return fmt::format("{} x {} x {} {}", n[0], n[1], n[2], settings_.precision);
+  }
+
+  [[nodiscard]] std::unique_ptr<ModelResult> run_steps(const RunOptions& options,
+                                                       MPI_Comm communicator) const override {
+    return settings_.precision == "float" ? run_as<float>(options, communicator)
+                                          : run_as<double>(options, communicator);
+  }
+
+ private:
+  template <class T>
+  std::unique_ptr<ModelResult> run_as(const RunOptions& options, MPI_Comm communicator) const {
+    HeatConfig config = settings_.config;
+    config.run = options;
+    HeatResult<T> result = run_heat3d<T>(config, communicator);
+    int ranks = 1;
+    HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "heat3d");
+    StepSummary summary{.model = "heat3d",
+                        .precision = settings_.precision,
+                        .executor = options.executor,
+                        .ranks = ranks,
+                        .steps = options.steps,
+                        .warmup = options.warmup,
+                        .process_grid = result.process_grid,
+                        .dimensions = 3,
+                        .times = result.times,
+                        .bytes_per_step = result.bytes_per_step,
+                        .what_moves = "read u + write u_new"};
+    return std::make_unique<HeatRun<T>>(settings_, std::move(summary), std::move(result));
+  }
+
+  HeatSettings settings_;
+  double bytes_per_rank_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> make_heat3d_model() {
+  return std::make_unique<Heat3dModel>();
+}
+
+}  // namespace haloflow::models

@@ -1,0 +1,40 @@
+#pragma once
+// A heat3d run's typed result and its views: the report rank 0 prints, the benchmark line's
+// figures, results.json's entries.
+
+#include <string>
+
+#include "heat3d.hpp"
+#include "model.hpp"
+#include "step_report.hpp"
+
+namespace haloflow::models {
+
+//! The case's heat3d section, read and checked.
+struct HeatSettings {
+  HeatConfig config;  //!< cells, nu, mode, dt (run: unset)
+  std::string precision = "double";
+};
+
+//! What a heat3d run returned, with how it ran.
+template <class T>
+class HeatRun final : public ModelResult {
+ public:
+  HeatRun(HeatSettings settings, StepSummary summary, HeatResult<T> result)
+      : settings_(std::move(settings)), summary_(std::move(summary)), result_(std::move(result)) {}
+
+  [[nodiscard]] std::string report(const ReportOptions& options) const override;
+  void add_to(nlohmann::json& results, const ReportOptions& options) const override;
+  [[nodiscard]] const StepTimes* times() const override { return &result_.times; }
+  [[nodiscard]] GlobalField field() const override { return std::span<const T>(result_.field); }
+
+  //! The benchmark line's figures: the common ones, then the errors.
+  [[nodiscard]] Figures figures() const;
+
+ private:
+  HeatSettings settings_;
+  StepSummary summary_;
+  HeatResult<T> result_;
+};
+
+}  // namespace haloflow::models

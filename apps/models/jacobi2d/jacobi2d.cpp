@@ -1,0 +1,326 @@
+// jacobi2d on the engine: one frame per step (halo exchange of `a`, interior sweep in the bulk
+// lane, boundary sweeps after the unpack), a second frame with the norm's nodes for the steps that
+// report it, each in one executable frame per parity of the step (the two buffers swap without
+// patching); the norms are logged on the device and read back in batches.
+
+#include "jacobi2d.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "field_gather.hpp"
+#include "haloflow/buffer.hpp"
+#include "haloflow/cell_box.hpp"
+#include "haloflow/error.hpp"
+#include "haloflow/halo_exchange.hpp"
+#include "haloflow/mpi_session.hpp"
+#include "haloflow/ranks.hpp"
+#include "jacobi_kernels.hpp"
+#include "timed_steps.hpp"
+
+namespace haloflow::models {
+namespace {
+
+constexpr Stencil kStar{StencilShape::star, 1};
+
+void validate(const JacobiConfig& c) {
+  if (c.nx < 3) {
+    throw Error(fmt::format(
+        "jacobi2d nx: {} is not allowed; expected at least 3 (two fixed columns and one computed)",
+        c.nx));
+  }
+  if (c.ny < 3) {
+    throw Error(fmt::format(
+        "jacobi2d ny: {} is not allowed; expected at least 3 (two periodic copy rows and one "
+        "computed)",
+        c.ny));
+  }
+  if (c.split != 1 && c.split != 2) {
+    throw Error(fmt::format(
+        "jacobi2d split: {} is not allowed; expected 1 (rows over ranks) or 2 (a 2D process grid)",
+        c.split));
+  }
+  if (c.norm_every < 0) {
+    throw Error(fmt::format(
+        "jacobi2d norm_every: {} is not allowed; expected 0 (never) or a number of steps",
+        c.norm_every));
+  }
+  if (c.rows_per_thread < 1) {
+    throw Error(fmt::format("jacobi2d rows_per_thread: {} is not allowed; expected at least 1",
+                            c.rows_per_thread));
+  }
+  if (c.run.steps < 1 || c.run.warmup < 0) {
+    throw Error(fmt::format(
+        "jacobi2d steps {}, warmup {}: not allowed; expected at least 1 step and no negative "
+        "warm-up",
+        c.run.steps, c.run.warmup));
+  }
+}
+
+CartesianDecomposition decompose(const JacobiConfig& c, MPI_Comm communicator) {
+  DecompositionSpec spec;
+  spec.dimensions = 2;
+  spec.global_cells = {c.nx, c.ny - 2, 1};
+  spec.process_grid = c.split == 1 ? Coord3{1, 0, 1} : Coord3{0, 0, 0};  // 0: MPI_Dims_create
+  spec.boundary = {Boundary::physical, Boundary::periodic, Boundary::periodic};
+  return haloflow::decompose(communicator, spec);
+}
+
+//! The cells this rank updates: its owned box less the fixed columns it holds.
+Box update_box(const CartesianDecomposition& grid, const FieldLayout& layout) {
+  Box box = layout.owned_box();
+  const std::int64_t first = grid.global_offset()[0];
+  if (first == 0) box.lo[0] += 1;
+  if (first + layout.owned[0] == grid.spec().global_cells[0]) box.hi[0] -= 1;
+  box.hi[0] = std::max(box.hi[0], box.lo[0]);  // a rank that owns only a fixed column
+  return box;
+}
+
+//! Zero everywhere but the fixed columns, computed as the reference does: pi rounded to T, the
+//! rest in double, the sine rounded to T.
+template <class T>
+std::vector<T> initial_values(const JacobiConfig& c, const CartesianDecomposition& grid,
+                              const FieldLayout& layout) {
+  std::vector<T> values(static_cast<std::size_t>(layout.field_elements()), T(0));
+  const T pi = static_cast<T>(2.0 * std::asin(1.0));
+  const Box owned = layout.owned_box();
+  const Index3 offset = grid.global_offset();
+  const bool left = offset[0] == 0;
+  const bool right = offset[0] + layout.owned[0] == c.nx;
+  for (std::int64_t j = owned.lo[1]; j < owned.hi[1]; ++j) {
+    const std::int64_t row = offset[1] + (j - owned.lo[1]) + 1;  // the reference's row index
+    const auto value = static_cast<T>(
+        std::sin(2.0 * pi * static_cast<double>(row) / static_cast<double>(c.ny - 1)));
+    if (left) values[static_cast<std::size_t>(layout.offset(owned.lo[0], j, 0))] = value;
+    if (right) values[static_cast<std::size_t>(layout.offset(owned.hi[0] - 1, j, 0))] = value;
+  }
+  return values;
+}
+
+//! Norms the frames have logged and the host has not read: the log holds this many.
+constexpr std::size_t kNormLogCapacity = 4096;
+
+struct Buffers {
+  Buffer a;
+  Buffer b;
+  Buffer partials;  //!< the norm sweeps' per-block sums (device)
+  //! The norm log (pinned): the count of logged sums, then the sums, written by the finishing
+  //! node and read by the host only when it wants the norms.
+  Buffer log;
+  [[nodiscard]] unsigned long long* samples() const { return log.as<unsigned long long>(); }
+  [[nodiscard]] double* values() const { return log.as<double>() + 1; }
+};
+
+// Blocks 128 threads wide and 2 tall (JacobiConfig::rows_per_thread rows per thread): the fastest
+// of the shapes measured on an H200 (tools/jacobi-kernel-lab.cu, docs/benchmarks.md), 95 % of a
+// copy kernel's bandwidth against 88 % for 32 x 8 blocks.
+constexpr unsigned kBlockWidth = 128;
+
+//! The sweeps' boxes and launches, the same in every frame of a kind.
+struct Sweeps {
+  std::vector<std::string> names;  //!< "interior", "boundary.N" (N the slab of the split)
+  std::vector<kernels::CellBox> boxes;
+  std::vector<LaunchShape> shapes;          //!< the plain sweep's: one run per thread
+  std::vector<LaunchShape> norm_shapes;     //!< the norm sweep's: kJacobiNormRunsPerThread runs
+  std::vector<std::int64_t> first_partial;  //!< each norm sweep's first slot in the partials
+  std::int64_t partials = 0;                //!< slots in all
+};
+
+Sweeps plan_sweeps(const CellSplit& cells, const FieldLayout& layout, const JacobiConfig& config) {
+  Sweeps s;
+  const auto add = [&](const Box& box, std::string name) {
+    const kernels::CellBox cell = cell_box(box, layout);
+    s.names.push_back(std::move(name));
+    s.boxes.push_back(cell);
+    const auto rows = static_cast<unsigned>(config.rows_per_thread);
+    s.shapes.push_back(box_launch(cell, rows, kBlockWidth));
+    s.norm_shapes.push_back(
+        box_launch(cell, rows * kernels::kJacobiNormRunsPerThread, kBlockWidth));
+    s.first_partial.push_back(s.partials);
+    s.partials += static_cast<std::int64_t>(s.norm_shapes.back().grid.volume());
+  };
+  if (!cells.interior.empty()) add(cells.interior, "interior");
+  for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
+    if (!cells.boundary[i].empty()) add(cells.boundary[i], fmt::format("boundary.{}", i));
+  }
+  return s;
+}
+
+//! The step's frame for field set `set` (0: read a, write a_new; 1: the other way round):
+//! exchange, interior sweep (bulk lane), boundary sweeps after the unpack (communication lane).
+//! With the norm: the sweeps also write their blocks' sums of the squared update, and one node
+//! after them logs the total. Built and patched once; the steady state only launches it.
+template <class T>
+Frame build_frame(bool with_norm, std::size_t set, HaloExchange<T>& exchange, const Sweeps& sweeps,
+                  const Buffers& buffers, const JacobiConfig& config) {
+  FramePlan plan(
+      fmt::format("jacobi2d{} {}", with_norm ? " with norm" : "", set == 0 ? "even" : "odd"));
+  const ExchangeNodes halo = exchange.add_to(plan);
+  const T* from = (set == 0 ? buffers.a : buffers.b).template as<const T>();
+  T* to = (set == 0 ? buffers.b : buffers.a).template as<T>();
+  std::vector<std::string> sweep_names;
+  for (std::size_t i = 0; i < sweeps.boxes.size(); ++i) {
+    NodeOptions options{.name = sweeps.names[i]};
+    if (options.name != "interior") {
+      options.lane = Lane::communication;
+      options.after = {halo.unpack};
+    }
+    sweep_names.push_back(options.name);
+    if (with_norm) {
+      plan.add_kernel(std::move(options), kernels::jacobi_norm_kernel<T>(), sweeps.norm_shapes[i],
+                      sweeps.boxes[i], std::int64_t{config.rows_per_thread}, from, to,
+                      buffers.partials.as<double>() + sweeps.first_partial[i]);
+    } else {
+      plan.add_kernel(std::move(options), kernels::jacobi_kernel<T>(), sweeps.shapes[i],
+                      sweeps.boxes[i], from, to, static_cast<double*>(nullptr));
+    }
+  }
+  if (with_norm) {
+    plan.add_kernel({.name = "norm.log", .lane = Lane::communication, .after = sweep_names},
+                    kernels::jacobi_norm_finish_kernel(), kernels::jacobi_norm_finish_launch(),
+                    buffers.partials.as<const double>(), sweeps.partials, buffers.values(),
+                    buffers.samples());
+  }
+  Frame frame(std::move(plan), config.run.executor, config.run.frame_options());
+  exchange.use_field_set(frame, set);
+  return frame;
+}
+
+}  // namespace
+
+template <class T>
+JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) {
+  validate(config);
+  const CartesianDecomposition grid = decompose(config, communicator);
+  const HaloPlan halo = make_halo_plan(grid, kStar, 1, 1);
+  const FieldLayout& layout = halo.layout;
+  const Backend backend = backend_of(config.run.executor);
+  const auto bytes = static_cast<std::size_t>(layout.field_elements()) * sizeof(T);
+  const CellSplit cells = split_update(update_box(grid, layout), layout, kStar);
+  const Sweeps sweeps = plan_sweeps(cells, layout, config);
+  Buffers buffers{
+      .a = Buffer(Memory::device, bytes, "jacobi2d a", backend),
+      .b = Buffer(Memory::device, bytes, "jacobi2d a_new", backend),
+      .partials = Buffer(
+          Memory::device,
+          static_cast<std::size_t>(std::max<std::int64_t>(sweeps.partials, 1)) * sizeof(double),
+          "jacobi2d norm partials", backend),
+      .log = Buffer(Memory::host, (1 + kNormLogCapacity) * sizeof(double),
+                    "jacobi2d norm log (pinned)", backend)};
+  *buffers.samples() = 0;
+  const std::vector<T> initial = initial_values<T>(config, grid, layout);
+  const auto load_initial = [&] {
+    buffers.a.upload(initial.data(), bytes);
+    buffers.b.upload(initial.data(), bytes);
+  };
+  load_initial();
+  HaloExchange<T> exchange(halo, communicator, {{buffers.a.as<T>()}, {buffers.b.as<T>()}}, backend,
+                           {.timeout = config.run.exchange_timeout,
+                            .transport = config.run.transport,
+                            .self_on_device = config.run.self_on_device,
+                            .name = "halo"});
+  // Four frames, each built, instantiated and patched once: with and without the norm's nodes
+  // (steps without the norm pay nothing for it), each for both parities (even steps read a and
+  // write a_new, odd steps the other way round), so that no step patches anything.
+  std::array<std::array<Frame, 2>, 2> frames{
+      {{build_frame(false, 0, exchange, sweeps, buffers, config),
+        build_frame(false, 1, exchange, sweeps, buffers, config)},
+       {build_frame(true, 0, exchange, sweeps, buffers, config),
+        build_frame(true, 1, exchange, sweeps, buffers, config)}}};
+
+  JacobiResult<T> result;
+  result.process_grid = grid.process_grid();
+  result.bytes_per_step = 2.0 * static_cast<double>(config.nx) * static_cast<double>(config.ny) *
+                          static_cast<double>(sizeof(T));
+  // The steps whose norm frames were launched and whose logged sums the host has not read.
+  std::vector<int> logged_steps;
+  const auto wait_all = [&] {
+    for (auto& pair : frames) {
+      for (Frame& frame : pair) frame.wait();
+    }
+  };
+  // Reads the logged sums (after the frames that wrote them), reduces them over the ranks in one
+  // MPI_Allreduce, and empties the log. Collective: every rank logs the same steps.
+  const auto read_norms = [&] {
+    if (logged_steps.empty()) return;
+    wait_all();
+    const auto count = static_cast<std::size_t>(*buffers.samples());
+    if (count != logged_steps.size()) {
+      throw Error(fmt::format("jacobi2d norm log: {} sums logged for {} norm steps", count,
+                              logged_steps.size()));
+    }
+    std::vector<double> totals(count);
+    HALOFLOW_MPI(
+        MPI_Allreduce(buffers.values(), totals.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM,
+                      communicator),
+        fmt::format("jacobi2d norms of steps {} to {}", logged_steps.front(), logged_steps.back()));
+    for (std::size_t k = 0; k < count; ++k) {
+      result.norms.push_back({logged_steps[k], std::sqrt(totals[k])});
+    }
+    logged_steps.clear();
+    *buffers.samples() = 0;
+  };
+  StepHooks hooks;
+  hooks.step = [&](int step, int steps, CUstream_st* stream) {
+    const bool norm = config.norm_every > 0 && (step % config.norm_every == 0 || step == steps - 1);
+    if (norm && logged_steps.size() == kNormLogCapacity) read_norms();
+    frames[norm ? 1 : 0][static_cast<std::size_t>(step % 2)].launch(stream);
+    if (norm) logged_steps.push_back(step);
+  };
+  hooks.settle = [&] {
+    wait_all();
+    read_norms();
+  };
+  hooks.step_plan = &frames[0][0].plan();
+  hooks.frames = {&frames[0][0], &frames[0][1], &frames[1][0], &frames[1][1]};
+  hooks.reset = [&] {
+    load_initial();
+    result.norms.clear();
+    logged_steps.clear();
+    *buffers.samples() = 0;
+  };
+  hooks.output = [&](int done) {
+    const Buffer& current = done % 2 == 0 ? buffers.a : buffers.b;
+    OwnedField out{.step = done, .names = {"a"}};
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+      out.global_cells[axis] = grid.spec().global_cells[axis];
+      out.offset[axis] = grid.global_offset()[axis];
+      out.cells[axis] = layout.owned[axis];
+    }
+    for (const T value : owned_values<T>(current, layout)) {
+      out.values.push_back(static_cast<double>(value));
+    }
+    config.run.output(out);
+  };
+  hooks.save = [&] {
+    std::vector<unsigned char> state(2 * bytes);
+    buffers.a.download(state.data(), bytes);
+    buffers.b.download(state.data() + bytes, bytes);
+    return state;
+  };
+  hooks.load = [&](const std::vector<unsigned char>& state) {
+    check_state_size("jacobi2d", state.size(), 2 * bytes);
+    buffers.a.upload(state.data(), bytes);
+    buffers.b.upload(state.data() + bytes, bytes);
+    result.norms.clear();
+    logged_steps.clear();
+    *buffers.samples() = 0;
+  };
+  result.times = run_timed_steps(config.run, communicator, hooks);
+  if (config.run.gather) {
+    const Buffer& last = config.run.steps % 2 == 0 ? buffers.a : buffers.b;
+    result.field = gather_global<T>(last, layout, grid, communicator);
+  }
+  return result;
+}
+
+template JacobiResult<float> run_jacobi2d<float>(const JacobiConfig&, MPI_Comm);
+template JacobiResult<double> run_jacobi2d<double>(const JacobiConfig&, MPI_Comm);
+
+}  // namespace haloflow::models

@@ -1,0 +1,120 @@
+// jacobi2d as a case model: its section of a case (defaults and checks here, nowhere else), what
+// it needs of the machine, and a run of run_jacobi2d (jacobi2d.cpp) returned as a JacobiRun.
+
+#include <fmt/format.h>
+
+#include "haloflow/mpi_session.hpp"
+#include "jacobi2d_report.hpp"
+#include "machine_fit.hpp"
+#include "model.hpp"
+
+namespace haloflow::models {
+namespace {
+
+constexpr std::int64_t kMaxAxis = std::int64_t{1} << 30;
+constexpr std::int64_t kMaxSteps = 100000000;
+
+class Jacobi2dModel final : public Model {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "jacobi2d"; }
+
+  void read_section(JsonFields& fields, const nlohmann::json& section,
+                    const std::string& /*case_name*/) override {
+    const std::string at = "/jacobi2d";
+    fields.only_keys(
+        section, at,
+        {"nx", "ny", "norm_every", "print_every", "precision", "split", "rows_per_thread"});
+    JacobiConfig& c = settings_.config;
+    c.nx = fields.integer(section, at + "/nx", 16384, 3, kMaxAxis);
+    c.ny = fields.integer(section, at + "/ny", 16384, 3, kMaxAxis);
+    if (section.contains("precision")) {
+      const auto chosen =
+          fields.choice(section["precision"], at + "/precision", {"float", "double"});
+      if (!chosen.empty()) settings_.precision = chosen;
+    }
+    if (section.contains("split")) {
+      const auto chosen = fields.choice(section["split"], at + "/split", {"1d", "2d"});
+      if (!chosen.empty()) c.split = chosen == "2d" ? 2 : 1;
+    }
+    c.norm_every = static_cast<int>(fields.integer(section, at + "/norm_every", 100, 0, kMaxSteps));
+    settings_.print_every =
+        static_cast<int>(fields.integer(section, at + "/print_every", 100, 0, kMaxSteps));
+    c.rows_per_thread =
+        static_cast<int>(fields.integer(section, at + "/rows_per_thread", 8, 1, 65536));
+  }
+
+  [[nodiscard]] bool steps_in_time() const override { return true; }
+  [[nodiscard]] int default_steps() const override { return 1000; }
+
+  void check_machine(JsonFields& fields, const MachineLimits& limits) override {
+    const JacobiConfig& c = settings_.config;
+    bytes_per_rank_ = check_grid_fits(fields,
+                                      {.section = "/jacobi2d",
+                                       .dimensions = 2,
+                                       .values = {c.nx, c.ny, 1},
+                                       .cells = {c.nx, c.ny - 2, 1},  // the copy rows are halo
+                                       .rows_only = c.split == 1,
+                                       .cells_per_rank = 1,
+                                       .ghost_cells = 2,
+                                       .fields = 2,  // a and a_new
+                                       .precision = settings_.precision,
+                                       .copy_rows_in_y = true},
+                                      limits);
+  }
+
+  [[nodiscard]] double bytes_per_rank() const override { return bytes_per_rank_; }
+
+  [[nodiscard]] nlohmann::json resolved_section() const override {
+    const JacobiConfig& c = settings_.config;
+    return {{"nx", c.nx},
+            {"ny", c.ny},
+            {"precision", settings_.precision},
+            {"split", c.split == 2 ? "2d" : "1d"},
+            {"norm_every", c.norm_every},
+            {"print_every", settings_.print_every},
+            {"rows_per_thread", c.rows_per_thread}};
+  }
+
+  [[nodiscard]] std::string sizes() const override {
+    return fmt::format("{} x {} {}", settings_.config.nx, settings_.config.ny, settings_.precision);
+  }
+
+  [[nodiscard]] std::unique_ptr<ModelResult> run_steps(const RunOptions& options,
+                                                       MPI_Comm communicator) const override {
+    return settings_.precision == "float" ? run_as<float>(options, communicator)
+                                          : run_as<double>(options, communicator);
+  }
+
+ private:
+  template <class T>
+  std::unique_ptr<ModelResult> run_as(const RunOptions& options, MPI_Comm communicator) const {
+    JacobiConfig config = settings_.config;
+    config.run = options;
+    JacobiResult<T> result = run_jacobi2d<T>(config, communicator);
+    int ranks = 1;
+    HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "jacobi2d");
+    StepSummary summary{.model = "jacobi2d",
+                        .precision = settings_.precision,
+                        .executor = options.executor,
+                        .ranks = ranks,
+                        .steps = options.steps,
+                        .warmup = options.warmup,
+                        .process_grid = result.process_grid,
+                        .dimensions = 2,
+                        .times = result.times,
+                        .bytes_per_step = result.bytes_per_step,
+                        .what_moves = "read a + write a_new"};
+    return std::make_unique<JacobiRun<T>>(settings_, std::move(summary), std::move(result));
+  }
+
+  JacobiSettings settings_;
+  double bytes_per_rank_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> make_jacobi2d_model() {
+  return std::make_unique<Jacobi2dModel>();
+}
+
+}  // namespace haloflow::models

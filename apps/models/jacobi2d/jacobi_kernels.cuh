@@ -1,0 +1,187 @@
+#pragma once
+//! \file
+//! \brief The Jacobi sweep, its in-sweep norm and the norm's finishing reduction, included by
+//! apps/models/jacobi2d/jacobi_kernels.cu (the model) and tools/jacobi-norm-lab.cu (which checks
+//! and times them against the sweep without the norm), so that the lab measures the code the model
+//! runs. Include from `.cu` files only.
+
+#include "haloflow/per_cell.cuh"
+#include "jacobi_kernels.hpp"
+
+namespace haloflow::kernels {
+
+//! The new value of a cell from its four face neighbours. The sum order and the multiplication
+//! by 0.25 (exact in float and double) are the reference program's; GPU and CPU both call this,
+//! so they agree bit for bit.
+template <class T>
+HALOFLOW_HD inline T jacobi_value(T right, T left, T next_row, T previous_row) {
+  return T(0.25) * (right + left + next_row + previous_row);
+}
+
+//! The sum of `value` over the threads of the block (blocks of a multiple of 32 threads, at most
+//! 1024), in a fixed order (so the same inputs give the same bits); valid in thread 0 only.
+__device__ inline double block_sum(double value) {
+  __shared__ double warp_sums[32];
+  for (int offset = 16; offset > 0; offset /= 2) {
+    value += __shfl_down_sync(0xffffffffU, value, offset);
+  }
+  const unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned warps = blockDim.x * blockDim.y * blockDim.z / 32;
+  if (thread % 32 == 0) warp_sums[thread / 32] = value;
+  __syncthreads();
+  if (thread >= 32) return 0.0;
+  value = thread < warps ? warp_sums[thread] : 0.0;
+  for (int offset = 16; offset > 0; offset /= 2) {
+    value += __shfl_down_sync(0xffffffffU, value, offset);
+  }
+  return value;
+}
+
+//! One thread per column, walking a run of consecutive rows: the rows above and below stay in
+//! registers as the thread moves down, so each step loads one new row value (left and right come
+//! from the neighbouring lanes' loads, in L1). The run is the box's rows over the grid's threads
+//! along y.
+template <class T>
+__global__ void jacobi_rows(CellBox box, const T* __restrict__ a, T* __restrict__ a_new,
+                            double* /*partials*/) {
+  const std::int64_t x = box.x0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t threads_y = static_cast<std::int64_t>(gridDim.y) * blockDim.y;
+  const std::int64_t run = (box.ny + threads_y - 1) / threads_y;
+  const std::int64_t first =
+      (static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y) * run;
+  const std::int64_t last = first + run < box.ny ? first + run : box.ny;
+  if (x >= box.x0 + box.nx || first >= last) return;
+  const std::int64_t stride = box.stride_y;
+  std::int64_t i = x + (box.y0 + first) * stride + box.z0 * box.stride_z;
+  T previous_row = a[i - stride];
+  T centre = a[i];
+#pragma unroll 4
+  for (std::int64_t y = first; y < last; ++y, i += stride) {
+    const T next_row = a[i + stride];
+    a_new[i] = jacobi_value(a[i + 1], a[i - 1], next_row, previous_row);
+    previous_row = centre;
+    centre = next_row;
+  }
+}
+
+//! The norm sweep's blocks (the model's 128 x 2) and the blocks per SM its registers must allow:
+//! 8, a full SM, as the plain sweep (31 registers) gets. Left to itself nvcc gave the norm sweep
+//! 40 to 64 registers, so 6 or 4 blocks per SM, and the sweep, which needs every load in flight
+//! it can get, ran 40 to 55 % slower than without the norm (Nsight Compute, docs/benchmarks.md).
+inline constexpr int kJacobiNormBlockThreads = 256;
+inline constexpr int kJacobiNormBlocksPerSm = 8;
+
+//! The sweep with the norm: the same walk, but each thread walks several runs of `run` rows, a
+//! grid's height of runs apart (so the grid can be a few waves of blocks, not one block per run),
+//! summing the squared updates, and each block writes the sum of its threads' to
+//! `partials[its block index]` (x fastest) once at the end: no atomics, so no block waits on
+//! another's add and the sum does not depend on the order in which blocks finish. Rows are counted
+//! in 32 bits and walked by pointer, and unrolled by 2, so that it fits in 32 registers without
+//! spilling (kJacobiNormBlocksPerSm).
+template <class T>
+__global__ void __launch_bounds__(kJacobiNormBlockThreads, kJacobiNormBlocksPerSm)
+    jacobi_norm_rows(CellBox box, std::int64_t run, const T* __restrict__ a, T* __restrict__ a_new,
+                     double* partials) {
+  const std::int64_t x = box.x0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int rows = static_cast<int>(run);
+  const int run_stride = static_cast<int>(gridDim.y * blockDim.y) * rows;
+  const int ny = static_cast<int>(box.ny);
+  double squares = 0;
+  if (x < box.x0 + box.nx) {
+    const std::int64_t stride = box.stride_y;
+    const T* column = a + x + box.y0 * stride + box.z0 * box.stride_z;
+    T* out_column = a_new + x + box.y0 * stride + box.z0 * box.stride_z;
+    for (int first = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) * rows; first < ny;
+         first += run_stride) {
+      const int last = first + rows < ny ? first + rows : ny;
+      const T* p = column + first * stride;
+      T* q = out_column + first * stride;
+      T previous_row = p[-stride];
+      T centre = p[0];
+#pragma unroll 2
+      for (int y = first; y < last; ++y, p += stride, q += stride) {
+        const T next_row = p[stride];
+        const T value = jacobi_value(p[1], p[-1], next_row, previous_row);
+        *q = value;
+        const double update = static_cast<double>(value - centre);
+        squares += update * update;
+        previous_row = centre;
+        centre = next_row;
+      }
+    }
+  }
+  const double block = block_sum(squares);
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    partials[blockIdx.x + static_cast<std::int64_t>(gridDim.x) * blockIdx.y] = block;
+  }
+}
+
+//! The CPU twin of both sweeps: rows in order, x fastest; with the norm, the squares summed in
+//! that order into the node's first partial, its other partials (one per block of the GPU launch)
+//! set to zero.
+template <class T, bool kNorm>
+void jacobi_rows_on_host(const LaunchShape& shape, CellBox box, const T* a, T* a_new,
+                         double* partials) {
+  double squares = 0;
+  for (std::int64_t y = box.y0; y < box.y0 + box.ny; ++y) {
+    const std::int64_t row = y * box.stride_y + box.z0 * box.stride_z;
+    for (std::int64_t x = box.x0; x < box.x0 + box.nx; ++x) {
+      const std::int64_t i = row + x;
+      const T value = jacobi_value(a[i + 1], a[i - 1], a[i + box.stride_y], a[i - box.stride_y]);
+      a_new[i] = value;
+      if constexpr (kNorm) {
+        const double update = static_cast<double>(value - a[i]);
+        squares += update * update;
+      }
+    }
+  }
+  if constexpr (kNorm) {
+    const std::uint64_t blocks = shape.grid.x * static_cast<std::uint64_t>(shape.grid.y);
+    partials[0] = squares;
+    for (std::uint64_t b = 1; b < blocks; ++b) partials[b] = 0.0;
+  }
+}
+
+template <class T>
+void jacobi_norm_rows_on_host(const LaunchShape& shape, CellBox box, std::int64_t /*run*/,
+                              const T* a, T* a_new, double* partials) {
+  jacobi_rows_on_host<T, true>(shape, box, a, a_new, partials);
+}
+
+//! Threads of the finishing reduction's one block.
+inline constexpr unsigned kNormFinishThreads = 1024;
+
+//! One block: values[*samples] = the sum of partials[0, count) in a fixed order (four interleaved
+//! sums per thread, so that loads overlap, then the block sum), then ++*samples. `values` and
+//! `samples` may be pinned host memory: the host reads them back when it wants the norms.
+__global__ void jacobi_norm_finish(const double* __restrict__ partials, std::int64_t count,
+                                   double* values, unsigned long long* samples) {
+  const std::int64_t stride = blockDim.x;
+  double sums[4] = {0, 0, 0, 0};
+  std::int64_t k = threadIdx.x;
+  for (; k + 3 * stride < count; k += 4 * stride) {
+    sums[0] += partials[k];
+    sums[1] += partials[k + stride];
+    sums[2] += partials[k + 2 * stride];
+    sums[3] += partials[k + 3 * stride];
+  }
+  for (; k < count; k += stride) sums[0] += partials[k];
+  const double total = block_sum((sums[0] + sums[1]) + (sums[2] + sums[3]));
+  if (threadIdx.x == 0) {
+    const unsigned long long n = *samples;
+    values[n] = total;
+    *samples = n + 1;
+  }
+}
+
+//! The CPU twin: the partials in index order.
+inline void jacobi_norm_finish_on_host(const LaunchShape& /*shape*/, const double* partials,
+                                       std::int64_t count, double* values,
+                                       unsigned long long* samples) {
+  double total = 0;
+  for (std::int64_t k = 0; k < count; ++k) total += partials[k];
+  values[*samples] = total;
+  ++*samples;
+}
+
+}  // namespace haloflow::kernels

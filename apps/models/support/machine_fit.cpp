@@ -1,0 +1,69 @@
+#include "machine_fit.hpp"
+
+#include <fmt/format.h>
+
+#include "haloflow/error.hpp"
+
+namespace haloflow::models {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+}  // namespace
+
+std::string gib(double bytes) {
+  const double value = bytes / kGiB;
+  return value >= 10 ? fmt::format("{:.0f}", value) : fmt::format("{:.3g}", value);
+}
+
+double check_grid_fits(JsonFields& fields, const GridNeeds& needs, const MachineLimits& limits) {
+  const auto axes = static_cast<std::size_t>(needs.dimensions);
+  Coord3 grid{1, 1, 1};
+  try {
+    grid = needs.rows_only ? Coord3{1, limits.ranks, 1}
+                           : balanced_process_grid(limits.ranks, needs.dimensions, {});
+  } catch (const Error& error) {
+    fields.report("/", fmt::format("{} ranks cannot be arranged: {}", limits.ranks, error.what()));
+    return 0;
+  }
+  const char* names[] = {"nx", "ny", "nz"};
+  const std::string shape = axes == 2 ? fmt::format("{} x {}", grid[0], grid[1])
+                                      : fmt::format("{} x {} x {}", grid[0], grid[1], grid[2]);
+  const bool two_per_rank = needs.cells_per_rank > 1;
+  for (std::size_t axis = 0; axis < axes; ++axis) {
+    if (grid[axis] * needs.cells_per_rank <= needs.cells[axis]) continue;
+    const bool copy_rows = needs.copy_rows_in_y && axis == 1;
+    fields.report(
+        fmt::format("{}/{}", needs.section, names[axis]),
+        fmt::format("{} is not allowed on {} ranks: the process grid {} puts {} ranks along this "
+                    "axis, more than its {} {}cells{}; expected at least {}",
+                    needs.values[axis], limits.ranks, shape, grid[axis], needs.cells[axis],
+                    copy_rows ? "computed " : "",
+                    two_per_rank ? fmt::format(" allow at {} cells per rank (two ghost layers)",
+                                               needs.cells_per_rank)
+                                 : std::string(),
+                    copy_rows ? grid[axis] + 2 : needs.cells_per_rank * grid[axis]));
+  }
+  double per_field = needs.precision == "float" ? 4.0 : 8.0;
+  for (std::size_t axis = 0; axis < axes; ++axis) {
+    per_field *= static_cast<double>(ceil_div(needs.cells[axis], grid[axis]) + needs.ghost_cells);
+  }
+  const double bytes = needs.fields * per_field;
+  const double budget = limits.memory_gib * kGiB;
+  if (bytes > budget) {
+    const std::string size =
+        axes == 2 ? fmt::format("{} x {}", needs.values[0], needs.values[1])
+                  : fmt::format("{} x {} x {}", needs.values[0], needs.values[1], needs.values[2]);
+    fields.report(needs.section,
+                  fmt::format("needs about {} GiB per rank ({} {} fields of {}, on {} rank{}); "
+                              "the memory budget is {} GiB per rank (--memory-gib); expected a "
+                              "smaller grid or more ranks",
+                              gib(bytes), needs.fields, needs.precision, size, limits.ranks,
+                              limits.ranks == 1 ? "" : "s", gib(budget)));
+  }
+  return bytes;
+}
+
+}  // namespace haloflow::models

@@ -1,0 +1,38 @@
+#pragma once
+// Whether a gridded case fits the machine it is to run on: no axis with more ranks than cells,
+// and the memory a rank needs within its budget. Shared by the models that decompose a grid.
+
+#include <cstdint>
+#include <string>
+
+#include "haloflow/decomposition.hpp"
+#include "model.hpp"
+
+namespace haloflow::models {
+
+//! What a model's grid asks of each rank.
+struct GridNeeds {
+  std::string section;              //!< the case section, "/jacobi2d"
+  int dimensions = 2;               //!< axes decomposed: 2 or 3
+  Index3 values{1, 1, 1};           //!< nx, ny, nz as the section gives them (for messages)
+  Index3 cells{1, 1, 1};            //!< the cells the process grid cuts, per axis
+  bool rows_only = false;           //!< the process grid is 1 x ranks (jacobi2d's 1d split)
+  std::int64_t cells_per_rank = 1;  //!< the fewest cells a rank may own along an axis
+  int ghost_cells = 2;              //!< ghost cells added to a rank's share per axis
+  int fields = 2;                   //!< fields of the grid's size each rank holds
+  std::string precision = "double";
+  //! jacobi2d: the y axis's cells are its computed rows (ny - 2), the copy rows being halo.
+  bool copy_rows_in_y = false;
+};
+
+//! Reports, into `fields`, every axis with more ranks than its cells allow and a memory need over
+//! `limits.memory_gib`; \returns the bytes one rank needs (0 when the ranks cannot be arranged).
+double check_grid_fits(JsonFields& fields, const GridNeeds& needs, const MachineLimits& limits);
+
+//! `bytes` in GiB as messages write them (3 significant digits below 10, whole above).
+[[nodiscard]] std::string gib(double bytes);
+
+//! Bytes in a GiB.
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+}  // namespace haloflow::models

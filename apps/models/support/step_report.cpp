@@ -1,0 +1,86 @@
+#include "step_report.hpp"
+
+#include <fmt/format.h>
+
+namespace haloflow::models {
+
+std::string describe_run(const StepSummary& run) {
+  std::string shape = fmt::format("{}", run.process_grid[0]);
+  for (int axis = 1; axis < run.dimensions; ++axis) {
+    shape += fmt::format(" x {}", run.process_grid[static_cast<std::size_t>(axis)]);
+  }
+  return fmt::format("{}, {} rank{} as {}, {} executor, {} steps ({} warm-up)", run.precision,
+                     run.ranks, run.ranks == 1 ? "" : "s", shape, to_string(run.executor),
+                     run.steps, run.warmup);
+}
+
+std::string times_lines(const StepSummary& run, const ReportOptions& options) {
+  const StepTimes& t = run.times;
+  std::string text = fmt::format(
+      "time per step: median {:.1f} us (p10 {:.1f}, p90 {:.1f}, p99 {:.1f}, max {:.1f}); {} steps "
+      "in {:.4f} s (slowest rank)\n",
+      1e6 * t.median_step_s, 1e6 * t.p10_step_s, 1e6 * t.p90_step_s, 1e6 * t.p99_step_s,
+      1e6 * t.max_step_s, t.steps, t.total_s);
+  if (t.overlap.measured) {
+    const OverlapTimes& o = t.overlap;
+    text += fmt::format(
+        "overlap: step frame {:.1f} us, interior alone {:.1f} us, communication alone {:.1f} us: "
+        "{:.1f} % of the shorter hidden (medians, slowest rank)\n",
+        1e6 * o.frame_s, 1e6 * o.interior_s, 1e6 * o.communication_s, 100 * o.hidden);
+  }
+  const double bandwidth = run.bytes_per_step / t.median_step_s;
+  text += fmt::format(
+      "bytes per step: {:.4g} GB ({}); achieved {:.3f} TB/s, {:.3f} TB/s per rank = {:.1f} % of "
+      "{:.2f} TB/s\n",
+      1e-9 * run.bytes_per_step, run.what_moves, 1e-12 * bandwidth, 1e-12 * bandwidth / run.ranks,
+      100 * bandwidth / run.ranks / options.copy_bandwidth, 1e-12 * options.copy_bandwidth);
+  return text;
+}
+
+Figures step_figures(const StepSummary& run) {
+  const StepTimes& t = run.times;
+  Figures figures;
+  figures.add("model", run.model)
+      .add("precision", run.precision)
+      .add("executor", std::string(to_string(run.executor)))
+      .add("ranks", static_cast<long long>(run.ranks))
+      .add("steps", static_cast<long long>(t.steps))
+      .add("total_s", t.total_s, "{:.6f}")
+      .add("median_step_s", t.median_step_s, "{:.9f}")
+      .add("min_step_s", t.min_step_s, "{:.9f}")
+      .add("p10_step_s", t.p10_step_s, "{:.9f}")
+      .add("p90_step_s", t.p90_step_s, "{:.9f}")
+      .add("p99_step_s", t.p99_step_s, "{:.9f}")
+      .add("max_step_s", t.max_step_s, "{:.9f}")
+      .add("bytes_per_step", run.bytes_per_step, "{:.0f}")
+      .add("bandwidth_Bps", run.bytes_per_step / t.median_step_s, "{:.6e}");
+  if (t.overlap.measured) {
+    figures.add("overlap_frame_s", t.overlap.frame_s, "{:.9f}")
+        .add("overlap_interior_s", t.overlap.interior_s, "{:.9f}")
+        .add("overlap_communication_s", t.overlap.communication_s, "{:.9f}")
+        .add("hidden", t.overlap.hidden, "{:.4f}");
+  }
+  return figures;
+}
+
+nlohmann::json step_percentiles_us(const StepTimes& times) {
+  return {{"steps", times.steps},          {"min", 1e6 * times.min_step_s},
+          {"p10", 1e6 * times.p10_step_s}, {"median", 1e6 * times.median_step_s},
+          {"p90", 1e6 * times.p90_step_s}, {"p99", 1e6 * times.p99_step_s},
+          {"max", 1e6 * times.max_step_s}};
+}
+
+nlohmann::json overlap_us(const OverlapTimes& overlap) {
+  return {{"frame_us", 1e6 * overlap.frame_s},
+          {"interior_alone_us", 1e6 * overlap.interior_s},
+          {"communication_alone_us", 1e6 * overlap.communication_s},
+          {"hidden", overlap.hidden}};
+}
+
+void add_step_results(nlohmann::json& results, const StepSummary& run, const Figures& figures) {
+  results["model"] = {{"exit_status", 0}, {"result", figures.json()}};
+  results["step_time_us"] = step_percentiles_us(run.times);
+  if (run.times.overlap.measured) results["overlap"] = overlap_us(run.times.overlap);
+}
+
+}  // namespace haloflow::models

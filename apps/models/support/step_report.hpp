@@ -1,0 +1,52 @@
+#pragma once
+// What the report of every model that steps in time shows besides its own lines: how it ran, the
+// time per step, the overlap measurement, the bandwidth, and the benchmark line's common figures;
+// and the results.json entries they give.
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "figures.hpp"
+#include "haloflow/decomposition.hpp"
+#include "haloflow/frame.hpp"
+#include "model.hpp"
+#include "run_options.hpp"
+
+namespace haloflow::models {
+
+//! A stepping model's run as its report describes it.
+struct StepSummary {
+  std::string model;      //!< "jacobi2d"
+  std::string precision;  //!< "float" or "double"
+  ExecutorKind executor = ExecutorKind::host;
+  int ranks = 1;
+  int steps = 0;   //!< the steps asked for
+  int warmup = 0;  //!< the warm-up steps run first
+  Coord3 process_grid{1, 1, 1};
+  int dimensions = 2;         //!< axes of the process grid shown
+  StepTimes times;            //!< what the timed steps took
+  double bytes_per_step = 0;  //!< what one step must move
+  std::string what_moves;     //!< those bytes in words ("read a + write a_new")
+};
+
+//! "float, 2 ranks as 1 x 2, host executor, 100 steps (0 warm-up)".
+[[nodiscard]] std::string describe_run(const StepSummary& run);
+
+//! The time per step, the overlap (when measured) and the bandwidth, a line each.
+[[nodiscard]] std::string times_lines(const StepSummary& run, const ReportOptions& options);
+
+//! The benchmark line's common figures: model, precision, executor, ranks, steps, the times,
+//! bytes_per_step, bandwidth_Bps, and the overlap's when measured; a model appends its own.
+[[nodiscard]] Figures step_figures(const StepSummary& run);
+
+//! results.json's entries of a stepping run: "model" (its `figures` as "result"), the per-step
+//! percentiles ("step_time_us", microseconds) and, when measured, "overlap".
+void add_step_results(nlohmann::json& results, const StepSummary& run, const Figures& figures);
+
+//! The per-step percentiles in microseconds, as results.json holds them.
+[[nodiscard]] nlohmann::json step_percentiles_us(const StepTimes& times);
+//! The overlap measurement in microseconds, as results.json holds it.
+[[nodiscard]] nlohmann::json overlap_us(const OverlapTimes& overlap);
+
+}  // namespace haloflow::models

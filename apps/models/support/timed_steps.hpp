@@ -1,0 +1,54 @@
+#pragma once
+//! \file
+//! \brief The step loop every model shares: warm-up steps thrown away, then timed steps whose
+//! frames are queued on one stream without waiting (a model waits only where it must, e.g. for a
+//! norm), timed per step without stopping the queue.
+
+#include <mpi.h>
+
+#include <functional>
+#include <vector>
+
+#include "haloflow/frame.hpp"
+#include "haloflow/plan.hpp"
+
+#include "run_options.hpp"
+
+struct CUstream_st;
+
+namespace haloflow::models {
+
+struct StepHooks {
+  //! Patches and launches step `step` of `steps` (the warm-up's or the timed run's) on `stream`
+  //! (null under the host executor).
+  std::function<void(int step, int steps, CUstream_st* stream)> step;
+  //! Waits for every frame of the model, so that failures of queued frames are reported.
+  std::function<void()> settle;
+  //! Sets the fields back to the initial state (after the warm-up).
+  std::function<void()> reset;
+  //! Copies the current field (after `done` timed steps) to the host for RunOptions::output;
+  //! called only when that is set, after settle().
+  std::function<void(int done)> output;
+  //! The model's whole state after the steps so far, and setting it back (RunOptions::checkpoint,
+  //! restart_state); called only when those are used, after settle().
+  std::function<std::vector<unsigned char>()> save;
+  std::function<void(const std::vector<unsigned char>&)> load;
+  //! The plan of the model's plain step frame (without optional work such as a norm), for
+  //! RunOptions::measure_overlap; null: not measured. Its kernels' parameters as they are.
+  const FramePlan* step_plan = nullptr;
+  //! Every frame the model launches, for RunOptions::observer (replay records them all).
+  std::vector<Frame*> frames;
+};
+
+//! \brief Times `plan` as a whole frame, its bulk lane alone and its communication lane alone,
+//! `rounds` times each in turn (ranks start each frame together). Collective; the frames write
+//! whatever the plan's kernels write, so the model's fields must be reset afterwards.
+[[nodiscard]] OverlapTimes measure_overlap(const FramePlan& plan, ExecutorKind executor, int rounds,
+                                           MPI_Comm communicator);
+
+//! \brief Runs `run.warmup` steps, resets, then `run.steps` timed steps. Collective over
+//! `communicator` (a barrier before the timed steps; the times are the slowest rank's).
+[[nodiscard]] StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator,
+                                        const StepHooks& hooks);
+
+}  // namespace haloflow::models

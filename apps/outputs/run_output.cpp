@@ -1,0 +1,87 @@
+#include "run_output.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+
+#include "haloflow/error.hpp"
+#include "haloflow/version.hpp"
+
+namespace haloflow::outputs {
+
+void prepare_run_directory(const std::filesystem::path& directory, bool force) {
+  std::error_code error;
+  const auto status = std::filesystem::status(directory, error);
+  if (std::filesystem::exists(status)) {
+    if (!std::filesystem::is_directory(status)) {
+      throw Error(fmt::format("--out {}: exists and is not a directory; nothing was written",
+                              directory.string()));
+    }
+    if (!force) {
+      throw Error(fmt::format(
+          "run directory {} exists; pass --force to reuse it or --out to choose another "
+          "(nothing was written)",
+          directory.string()));
+    }
+  }
+  std::filesystem::create_directories(directory, error);
+  if (error) {
+    throw Error(fmt::format("run directory {}: cannot be created: {}", directory.string(),
+                            error.message()));
+  }
+}
+
+nlohmann::json versions() {
+  return {{"haloflow", haloflow::version},
+          {"fmt", FMT_VERSION},
+          {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR,
+                                        NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)}};
+}
+
+nlohmann::json machine_description(const std::string& device_name) {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  char date[32] = {};
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(library, &length);
+  std::string mpi(library, static_cast<std::size_t>(length));
+  if (const auto end = mpi.find('\n'); end != std::string::npos) mpi.resize(end);
+  return {{"hostname", host}, {"device", device_name}, {"date", date}, {"mpi_library", mpi}};
+}
+
+Progress::Progress(std::string what, int every, bool enabled, std::FILE* to, long first)
+    : what_(std::move(what)),
+      every_(every < 1 ? 1 : every),
+      enabled_(enabled && to != nullptr),
+      to_(to),
+      terminal_(to != nullptr && isatty(fileno(to)) != 0),
+      first_(first),
+      start_(std::chrono::steady_clock::now()) {}
+
+void Progress::update(long done, long total) {
+  if (!enabled_ || total <= 0) return;
+  const bool last = done >= total;
+  if (!terminal_ && !last && done % every_ != 0) return;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double rate = seconds > 0 ? static_cast<double>(done - first_) / seconds : 0;
+  const double left = rate > 0 ? static_cast<double>(total - done) / rate : 0;
+  const std::string line =
+      fmt::format("{} {}/{}, {:.1f} {}/s, {:.1f} s left", what_, done, total, rate, what_, left);
+  if (terminal_) {
+    fmt::print(to_, "\r{:<70}{}", line, last ? "\n" : "");
+  } else {
+    fmt::print(to_, "progress: {}\n", line);
+  }
+  std::fflush(to_);
+}
+
+}  // namespace haloflow::outputs
