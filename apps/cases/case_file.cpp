@@ -7,24 +7,21 @@
 #include "haloflow/error.hpp"
 #include "json_fields.hpp"
 #include "json_input.hpp"
+#include "printable.hpp"
 #include "machine_fit.hpp"
 
 namespace haloflow::cases {
 namespace {
 
 using input::JsonFields;
+using input::shown;
 
 const std::vector<std::string> kCommonRunKeys{"executor", "output", "progress_every"};
-const std::vector<std::string> kSteppingRunKeys{"steps",        "warmup", "vtk",
-                                                "output_every", "png",    "checkpoint_every"};
+const std::vector<std::string> kSteppingRunKeys{
+    "steps", "warmup", "vtk", "output_every", "png", "checkpoint_every", "timeout_s"};
 
 bool contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
-}
-
-std::string shown(const nlohmann::json& value) {
-  std::string text = value.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
 }
 
 bool valid_name(const std::string& name) {
@@ -121,6 +118,7 @@ void read_run(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
   c.run.output_every = static_cast<int>(fields.integer(run, "/run/output_every", 0, 0, 100000000));
   c.run.checkpoint_every =
       static_cast<int>(fields.integer(run, "/run/checkpoint_every", 0, 0, 100000000));
+  c.run.timeout_s = fields.number(run, "/run/timeout_s", c.run.timeout_s, kMinTimeout, kMaxTimeout);
 }
 
 void read_exchange(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
@@ -158,7 +156,7 @@ void check_top_keys(JsonFields& fields, const nlohmann::json& root, const std::s
   for (const auto& [key, value] : root.items()) {
     if (contains(allowed, key)) continue;
     if (contains(names, key)) {
-      fields.report("/" + key, model.empty()
+      fields.report(input::pointer_to("", key), model.empty()
                                    ? fmt::format("needs \"model\": \"{}\"", key)
                                    : fmt::format("is the section of model {}; this case's model "
                                                  "is {} (its section: /{})",
@@ -167,7 +165,7 @@ void check_top_keys(JsonFields& fields, const nlohmann::json& root, const std::s
     }
     std::vector<std::string> known = allowed;
     if (model.empty()) known.insert(known.end(), names.begin(), names.end());
-    fields.only_keys(nlohmann::json::object({{key, value}}), "", known);
+    fields.only_keys(nlohmann::json::object({{key, nullptr}}), "", known);
   }
 }
 
@@ -238,6 +236,7 @@ nlohmann::json CaseFile::resolved() const {
     run_json["output_every"] = run.output_every;
     run_json["png"] = run.png;
     run_json["checkpoint_every"] = run.checkpoint_every;
+    run_json["timeout_s"] = run.timeout_s;
   }
   model->resolve_run(run_json);
   return {

@@ -33,7 +33,14 @@ struct RunSection {
   int output_every = 0;      //!< VTK every this many steps; 0: only after the last
   int checkpoint_every = 0;  //!< a checkpoint every this many steps; 0: none
   bool png = false;          //!< RUN_DIR/<name>.png of the field at the end
+  //! Seconds any halo exchange or collective may wait for the other ranks before the run ends
+  //! naming them (--timeout overrides it).
+  double timeout_s = 60;
 };
+
+//! The bounds of /run/timeout_s and --timeout, seconds.
+inline constexpr double kMinTimeout = 0.1;
+inline constexpr double kMaxTimeout = 86400;
 
 //! The "exchange" section: how the frames' halo exchanges run. Whether a transport is available
 //! is the engine's to say when the exchange is built; the reader checks the spelling.

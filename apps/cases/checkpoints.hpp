@@ -1,12 +1,14 @@
 #pragma once
 // Checkpoints of a run and restarts from them: periodic checkpoints into RUN_DIR/checkpoints, and
-// --restart, for which every rank reads its file of the newest complete checkpoint; any refusal
-// is reported once, before the run starts.
+// --restart DIR [--step N], for which every rank reads and checks its file of the chosen complete
+// checkpoint before any rank starts; any refusal is reported once, before the run starts, and a
+// damaged checkpoint's refusal names an older one that is intact.
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "case_file.hpp"
 #include "haloflow/mpi_session.hpp"
@@ -14,11 +16,24 @@
 
 namespace haloflow::cases {
 
-//! Sets `o` up for the case's checkpoints into `out` and, unless `restart` is empty, to continue
-//! from the newest complete checkpoint of the run directory `restart`; rank 0 notes both in
-//! `results`. Collective. \throws CollectiveError (every rank) when the restart is refused.
-void set_up_checkpoints(const CaseFile& c, const std::string& restart,
-                        const std::filesystem::path& out, const MpiSession& mpi,
-                        models::RunOptions& o, nlohmann::json& results);
+//! The checkpoint a run continues from.
+struct Restart {
+  std::filesystem::path from;  //!< RUN_DIR/checkpoints of --restart
+  int step = 0;                //!< the timed steps it holds
+  std::vector<unsigned char> state;  //!< this rank's state
+};
+
+//! Chooses the checkpoint of the run directory `restart` to continue from: the newest complete
+//! one, or the one of step `step` (>= 0, --step). Every rank reads and checks its file (header,
+//! CRC-32, case, ranks) before any starts. Collective, each call bounded by the case's timeout.
+//! \throws CollectiveError (every rank) when there is none, it is damaged (naming an older
+//! intact one), it is past the run's last step, or it is the last step (nothing to do).
+[[nodiscard]] Restart choose_restart(const CaseFile& c, const std::string& restart, int step,
+                                     const MpiSession& mpi);
+
+//! Sets `o` up for the case's periodic checkpoints into `out` (the run directory) and to continue
+//! from `restart` (when not null); rank 0 notes both in `results`. Collective.
+void set_up_checkpoints(const CaseFile& c, const Restart* restart, const std::filesystem::path& out,
+                        const MpiSession& mpi, models::RunOptions& o, nlohmann::json& results);
 
 }  // namespace haloflow::cases

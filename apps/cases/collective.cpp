@@ -4,19 +4,21 @@
 
 #include <algorithm>
 
+#include "haloflow/bounded_mpi.hpp"
 #include "json_input.hpp"
 
 namespace haloflow::cases {
 namespace {
 
-// Rank 0's text on every rank, in chunks below MPI's int count limit.
-void broadcast_text(std::string& text) {
+// `root`'s text on every rank, in chunks below MPI's int count limit.
+void broadcast_text(std::string& text, int root, const BoundedCollectives& world,
+                    const std::string& what) {
   unsigned long long length = text.size();
-  HALOFLOW_MPI(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD), "the case");
+  world.broadcast(&length, 1, MPI_UNSIGNED_LONG_LONG, root, what + " (its length)");
   text.resize(length);
   for (unsigned long long sent = 0; sent < length;) {
     const int chunk = static_cast<int>(std::min<unsigned long long>(length - sent, 1 << 30));
-    HALOFLOW_MPI(MPI_Bcast(text.data() + sent, chunk, MPI_CHAR, 0, MPI_COMM_WORLD), "the case");
+    world.broadcast(text.data() + sent, chunk, MPI_CHAR, root, what);
     sent += static_cast<unsigned long long>(chunk);
   }
 }
@@ -24,7 +26,7 @@ void broadcast_text(std::string& text) {
 }  // namespace
 
 CaseFile read_case_everywhere(const std::string& path, const MachineLimits& limits,
-                              const MpiSession& mpi,
+                              const MpiSession& mpi, Seconds timeout,
                               const std::function<void(nlohmann::json&)>& adjust) {
   std::string text;
   int failed = 0;
@@ -37,8 +39,9 @@ CaseFile read_case_everywhere(const std::string& path, const MachineLimits& limi
     }
   }
   if (mpi.world_size() > 1) {
-    HALOFLOW_MPI(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD), "the case");
-    broadcast_text(text);
+    const BoundedCollectives world(MPI_COMM_WORLD, timeout);
+    world.broadcast(&failed, 1, MPI_INT, 0, "the case file's verdict (rank 0 reads it)");
+    broadcast_text(text, 0, world, "the case file's text (rank 0 reads it)");
   }
   if (failed != 0) throw CollectiveError(text);
   try {
@@ -50,19 +53,19 @@ CaseFile read_case_everywhere(const std::string& path, const MachineLimits& limi
   }
 }
 
-void agree_everywhere(const std::string& failure, const MpiSession& mpi) {
+void agree_everywhere(const std::string& failure, const MpiSession& mpi, Seconds timeout,
+                      const std::string& what) {
+  if (mpi.world_size() == 1) {
+    if (!failure.empty()) throw CollectiveError(failure);
+    return;
+  }
+  const BoundedCollectives world(MPI_COMM_WORLD, timeout);
   const int mine = failure.empty() ? mpi.world_size() : mpi.world_rank();
   int first = mine;
-  HALOFLOW_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD),
-               "the ranks' verdicts");
+  world.allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, what + " (the ranks' verdicts)");
   if (first == mpi.world_size()) return;
   std::string message = failure;
-  unsigned long long length = message.size();
-  HALOFLOW_MPI(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, first, MPI_COMM_WORLD),
-               "the failure's message");
-  message.resize(length);
-  HALOFLOW_MPI(MPI_Bcast(message.data(), static_cast<int>(length), MPI_CHAR, first, MPI_COMM_WORLD),
-               "the failure's message");
+  broadcast_text(message, first, world, what + " (the failure's message)");
   throw CollectiveError(message);
 }
 

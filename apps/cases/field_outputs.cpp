@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "collective.hpp"
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/error.hpp"
+#include "output_files.hpp"
 #include "png_output.hpp"
 #include "vtk_output.hpp"
 
@@ -17,7 +20,8 @@ namespace {
 // The first component of `field` in the plane z = global nz / 2, gathered on rank 0 and drawn
 // there into `path`; nullopt on the other ranks. Collective over MPI_COMM_WORLD.
 std::optional<outputs::FieldPicture> write_field_png(const std::string& path,
-                                                     const models::OwnedField& field) {
+                                                     const models::OwnedField& field,
+                                                     const BoundedCollectives& world) {
   const std::int64_t nx = field.global_cells[0];
   const std::int64_t ny = field.global_cells[1];
   const std::int64_t z = field.global_cells[2] / 2 - field.offset[2];
@@ -38,8 +42,7 @@ std::optional<outputs::FieldPicture> write_field_png(const std::string& path,
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const int mine = static_cast<int>(values.size());
   std::vector<int> counts(static_cast<std::size_t>(ranks));
-  HALOFLOW_MPI(MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD),
-               "the picture's slice sizes");
+  world.gather(&mine, 1, MPI_INT, counts.data(), 0, "the picture's slice sizes");
   std::vector<int> displacements(static_cast<std::size_t>(ranks));
   int total = 0;
   for (std::size_t r = 0; r < counts.size(); ++r) {
@@ -48,12 +51,10 @@ std::optional<outputs::FieldPicture> write_field_png(const std::string& path,
   }
   std::vector<std::int64_t> all_indices(static_cast<std::size_t>(rank == 0 ? total : 0));
   std::vector<double> all_values(all_indices.size());
-  HALOFLOW_MPI(MPI_Gatherv(indices.data(), mine, MPI_INT64_T, all_indices.data(), counts.data(),
-                           displacements.data(), MPI_INT64_T, 0, MPI_COMM_WORLD),
-               "the picture's slice");
-  HALOFLOW_MPI(MPI_Gatherv(values.data(), mine, MPI_DOUBLE, all_values.data(), counts.data(),
-                           displacements.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD),
-               "the picture's slice");
+  world.gatherv(indices.data(), mine, MPI_INT64_T, all_indices.data(), counts.data(),
+                displacements.data(), 0, "the picture's slice (its cells)");
+  world.gatherv(values.data(), mine, MPI_DOUBLE, all_values.data(), counts.data(),
+                displacements.data(), 0, "the picture's slice (its values)");
   if (rank != 0) return std::nullopt;
   if (static_cast<std::int64_t>(total) != nx * ny) {
     throw haloflow::Error(
@@ -74,21 +75,20 @@ void add_field_outputs(const CaseFile& c, const std::filesystem::path& out, cons
                        models::RunOptions& o, nlohmann::json& results) {
   if (!c.run.vtk && !c.run.png) return;
   const auto directory = out / "vtk";
+  const Seconds timeout(c.run.timeout_s);
   if (c.run.vtk) {
-    std::error_code error;
-    std::filesystem::create_directories(directory, error);
-    if (error) {
-      throw Error(fmt::format("{}: cannot be created: {}", directory.string(), error.message()));
-    }
+    on_root_everywhere(mpi, timeout, "the VTK directory",
+                       [&] { outputs::make_run_subdirectory(out, "vtk"); });
     if (mpi.world_rank() == 0) {
       results["vtk"] = {{"directory", "vtk"}, {"every", c.run.output_every}};
     }
   }
   const auto png = out / (c.name + ".png");
-  o.output = [&c, &results, directory, png](const models::OwnedField& field) {
-    if (c.run.vtk) outputs::write_vtk(directory, c.name, field, MPI_COMM_WORLD);
+  o.output = [&c, &results, directory, png, timeout](const models::OwnedField& field) {
+    if (c.run.vtk) outputs::write_vtk(directory, c.name, field, MPI_COMM_WORLD, timeout);
     if (c.run.png && field.step == c.run.steps) {
-      const auto picture = write_field_png(png.string(), field);
+      const auto picture =
+          write_field_png(png.string(), field, BoundedCollectives(MPI_COMM_WORLD, timeout));
       if (picture) {
         results["png"] = {
             {"file", png.filename().string()},     {"array", field.names.front()},

@@ -197,9 +197,10 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
   const MachineLimits limits{.ranks = mpi.world_size(),
                              .memory_gib = device ? device->memory_gib : 16.0};
   const CaseFile c =
-      read_case_everywhere(options.case_path, limits, mpi, [&](nlohmann::json& root_json) {
-        override_exchange(root_json, options.handoff, options.transport);
-      });
+      read_case_everywhere(options.case_path, limits, mpi, kDefaultTimeout,
+                           [&](nlohmann::json& root_json) {
+                             override_exchange(root_json, options.handoff, options.transport);
+                           });
   ExecutorKind kind = ExecutorKind::host;
   try {
     kind = choose_replay_executor(options.executor, have_gpu);
@@ -213,7 +214,8 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
   // The window and the output files are checked before anything runs: a long replay never ends
   // in a refusal. (How many frames the model builds is known once it has built them: the CUDA
   // graphs' DOT files beyond the first are checked when they are written.)
-  on_root_everywhere(mpi, [&] { check_outputs(options, result.frames, kind, 1); });
+  on_root_everywhere(mpi, Seconds(c.run.timeout_s), "checking the replay's outputs",
+                     [&] { check_outputs(options, result.frames, kind, 1); });
 
   // Before the frames: CUPTI must watch the graphs being instantiated (see FrameRecorder).
   FrameRecorder recorder(kind, mpi.world_rank());
@@ -224,6 +226,7 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
   run.warmup = result.warmup;
   run.handoff = c.exchange.handoff;
   run.transport = c.exchange.transport;
+  run.exchange_timeout = Seconds(c.run.timeout_s);
   run.observer = &recording;
   (void)c.model->run_steps(run, MPI_COMM_WORLD);
 

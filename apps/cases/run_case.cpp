@@ -9,15 +9,18 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "case_file.hpp"
 #include "checkpoints.hpp"
 #include "collective.hpp"
 #include "executors.hpp"
 #include "field_outputs.hpp"
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/device.hpp"
 #include "haloflow/ranks.hpp"
 #include "output_files.hpp"
+#include "printable.hpp"
 #include "raw_field.hpp"
 #include "run_output.hpp"
 
@@ -28,13 +31,44 @@ double memory_gib(const std::optional<DeviceInfo>& device) {
   return device ? device->memory_gib : 16.0;
 }
 
+// Whether two paths name the same directory (either may not exist yet).
+bool same_directory(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code error;
+  const auto left = std::filesystem::weakly_canonical(a, error);
+  if (error) return false;
+  const auto right = std::filesystem::weakly_canonical(b, error);
+  return !error && left == right;
+}
+
+// The flags given that only models stepping in time take (none of them means anything to the
+// seed, which measures frames and writes no fields).
+std::vector<std::string> stepping_flags(const RunFlags& flags) {
+  std::vector<std::string> given;
+  if (flags.vtk) given.emplace_back("--vtk");
+  if (flags.png) given.emplace_back("--png");
+  if (flags.checkpoint_every >= 0) given.emplace_back("--checkpoint-every");
+  if (flags.output_every >= 0) given.emplace_back("--output-every");
+  if (!flags.restart.empty()) given.emplace_back("--restart");
+  if (flags.restart_step >= 0) given.emplace_back("--step");
+  if (!flags.dump.empty()) given.emplace_back("--dump");
+  if (flags.timeout_s > 0) given.emplace_back("--timeout");
+  return given;
+}
+
 // The command line's overrides, laid on the case document before it is read, so that the one
-// reader checks them as it checks the case. Flags that do not apply to the case's model are left
-// out, as they always were (issue 15 makes them errors).
+// reader checks them as it checks the case. A flag that does not apply to the case's model is an
+// error, not silently ignored.
 void apply_flags(const RunFlags& flags, nlohmann::json& root) {
   if (!root.is_object() || !root.contains("model") || !root["model"].is_string()) return;
   const auto model = models::make_model(root["model"].get<std::string>());
   if (!model) return;
+  if (const auto given = stepping_flags(flags); !model->steps_in_time() && !given.empty()) {
+    throw Error(fmt::format(
+        "{}: {} to the models that step in time ({}); the {} model measures frames and writes "
+        "no fields",
+        fmt::join(given, ", "), given.size() == 1 ? "applies only" : "apply only",
+        "jacobi2d, heat3d and euler2d", model->name()));
+  }
   if (root.contains("run") && !root["run"].is_object()) return;
   nlohmann::json& run = root["run"];
   if (run.is_null()) run = nlohmann::json::object();
@@ -49,6 +83,7 @@ void apply_flags(const RunFlags& flags, nlohmann::json& root) {
     if (flags.png) run["png"] = true;
     if (flags.checkpoint_every >= 0) run["checkpoint_every"] = flags.checkpoint_every;
     if (flags.output_every >= 0) run["output_every"] = flags.output_every;
+    if (flags.timeout_s > 0) run["timeout_s"] = flags.timeout_s;
   }
   override_exchange(root, flags.handoff, flags.transport);
 }
@@ -56,6 +91,7 @@ void apply_flags(const RunFlags& flags, nlohmann::json& root) {
 // The default directory is never reused: a later run of the same case gets runs/NAME.2, .3, ...
 // Rank 0 looks, every rank takes its answer.
 void choose_run_directory(CaseFile& c, bool force, const MpiSession& mpi) {
+  const BoundedCollectives world(MPI_COMM_WORLD, Seconds(c.run.timeout_s));
   if (c.run.output_given || force) return;
   if (mpi.world_rank() == 0) {
     const std::string base = c.run.output;
@@ -64,12 +100,10 @@ void choose_run_directory(CaseFile& c, bool force, const MpiSession& mpi) {
     }
   }
   unsigned long long length = c.run.output.size();
-  HALOFLOW_MPI(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD),
-               "the run directory");
+  world.broadcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, "the run directory's name (its length)");
   c.run.output.resize(length);
-  HALOFLOW_MPI(
-      MPI_Bcast(c.run.output.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD),
-      "the run directory");
+  world.broadcast(c.run.output.data(), static_cast<int>(length), MPI_CHAR, 0,
+                  "the run directory's name");
 }
 
 // Writes the plans of every frame a run builds as Graphviz DOT (--dot), rank 0.
@@ -110,6 +144,7 @@ struct RunPlan {
     // The hidden fraction costs a few dozen extra frames before the warm-up; GPU executors only.
     o.measure_overlap = executor != ExecutorKind::host;
     o.progress_every = c.run.progress_every;
+    o.exchange_timeout = Seconds(c.run.timeout_s);
     const bool root = mpi.world_rank() == 0;
     const std::string what = !c.model->steps_in_time() ? "frames"
                              : choice.executors.size() > 1
@@ -141,9 +176,11 @@ int run_case(const RunFlags& flags, const MpiSession& mpi) {
   const bool have_gpu = placement.device >= 0;
   const auto device = current_device();
   const MachineLimits limits{.ranks = mpi.world_size(), .memory_gib = memory_gib(device)};
-  CaseFile c = read_case_everywhere(flags.case_path, limits, mpi, [&](nlohmann::json& root_json) {
-    apply_flags(flags, root_json);
-  });
+  // Before the case is read only --timeout can bound its broadcast.
+  const Seconds case_timeout = flags.timeout_s > 0 ? Seconds(flags.timeout_s) : kDefaultTimeout;
+  CaseFile c = read_case_everywhere(flags.case_path, limits, mpi, case_timeout,
+                                    [&](nlohmann::json& root_json) { apply_flags(flags, root_json); });
+  const Seconds timeout(c.run.timeout_s);
   choose_run_directory(c, flags.force, mpi);
 
   ExecutorChoice choice;
@@ -159,14 +196,26 @@ int run_case(const RunFlags& flags, const MpiSession& mpi) {
   }
 
   const std::filesystem::path out = c.run.output;
-  on_root_everywhere(mpi, [&] {
+  on_root_everywhere(mpi, timeout, "checking the outputs", [&] {
     if (!flags.json_path.empty()) outputs::refuse_existing(flags.json_path, flags.force);
     if (!flags.dot_path.empty()) outputs::refuse_existing(flags.dot_path, flags.force);
+    if (!flags.dump.empty()) outputs::refuse_existing(flags.dump, flags.force);
+    if (!flags.restart.empty() && same_directory(flags.restart, out)) {
+      throw Error(fmt::format("--restart {} is also the run directory: the new run would replace "
+                              "the checkpoints it continues from; choose another --out",
+                              input::printable(flags.restart, 300)));
+    }
+  });
+  // A refused restart is reported before anything is written.
+  std::optional<Restart> restart;
+  if (!flags.restart.empty()) restart = choose_restart(c, flags.restart, flags.restart_step, mpi);
+  on_root_everywhere(mpi, timeout, "preparing the run directory", [&] {
     outputs::prepare_run_directory(out, flags.force);
+    if (flags.force) outputs::clear_previous_run(out);
   });
   if (root) {
     outputs::write_output_file(out / "case.resolved.json", c.resolved().dump(2) + "\n",
-                               {.replace = true});
+                               {.replace = true, .run_directory = out});
     print_device(device);
     std::fflush(stdout);
   }
@@ -182,7 +231,7 @@ int run_case(const RunFlags& flags, const MpiSession& mpi) {
   if (c.model->steps_in_time()) {
     add_field_outputs(c, out, mpi, plan.first, results);
     plan.first.gather = !flags.dump.empty();
-    set_up_checkpoints(c, flags.restart, out, mpi, plan.first, results);
+    set_up_checkpoints(c, restart ? &*restart : nullptr, out, mpi, plan.first, results);
   }
   const models::RunRequest request{.executors = choice.executors,
                                    .options = [&plan](std::size_t i) { return plan.options(i); }};
@@ -194,12 +243,14 @@ int run_case(const RunFlags& flags, const MpiSession& mpi) {
     std::fputs(report.c_str(), stdout);
     result->add_to(results, report_options);
     if (c.model->steps_in_time()) {
-      outputs::write_output_file(out / "model_output.txt", report, {.replace = true});
+      outputs::write_output_file(out / "model_output.txt", report,
+                                 {.replace = true, .run_directory = out});
       results["model"]["report_file"] = "model_output.txt";
     }
     if (!flags.dump.empty() && c.model->steps_in_time())
-      fmt::print("{}\n", outputs::write_field_dump(flags.dump, result->field()));
-    outputs::write_output_file(out / "results.json", results.dump(2) + "\n", {.replace = true});
+      fmt::print("{}\n", outputs::write_field_dump(flags.dump, result->field(), flags.force));
+    outputs::write_output_file(out / "results.json", results.dump(2) + "\n",
+                               {.replace = true, .run_directory = out});
     fmt::print("wrote {}\n", (out / "results.json").string());
     if (!flags.json_path.empty()) {
       const nlohmann::json& comparison =
@@ -216,7 +267,7 @@ int validate_case(const ValidateFlags& flags, const MpiSession& mpi) {
   MachineLimits limits{.ranks = flags.ranks > 0 ? flags.ranks : mpi.world_size(),
                        .memory_gib = flags.memory_gib};
   if (limits.memory_gib <= 0) limits.memory_gib = memory_gib(current_device());
-  const CaseFile c = read_case_everywhere(flags.case_path, limits, mpi);
+  const CaseFile c = read_case_everywhere(flags.case_path, limits, mpi, kDefaultTimeout);
   if (mpi.world_rank() == 0) fmt::print("ok: {}: {}\n", flags.case_path, c.summary(limits));
   return 0;
 }

@@ -23,11 +23,13 @@ struct RunFlags {
   bool vtk = false;
   bool png = false;
   int checkpoint_every = -1;
-  std::string restart;  //!< a run directory whose newest complete checkpoint to continue
+  std::string restart;    //!< a run directory whose newest complete checkpoint to continue
+  int restart_step = -1;  //!< --step: continue from this complete checkpoint instead
   std::string dump;     //!< rank 0 writes the final global field here (raw)
   int output_every = -1;
   std::string handoff;    //!< the exchange's handoff (auto, host-node, proxy)
   std::string transport;  //!< the exchange's transport (auto, mpi, nccl)
+  double timeout_s = 0;   //!< every exchange's and collective's bound; 0: the case's
 };
 
 //! Runs a case into a run directory, on every rank. \returns the exit status.

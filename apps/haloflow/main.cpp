@@ -5,22 +5,59 @@
 #include <mpi.h>
 #include <CLI/CLI.hpp>
 
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <optional>
+#include <thread>
 
 #include "collective.hpp"
 #include "commands.hpp"
+#include "case_file.hpp"
 #include "haloflow/mpi_session.hpp"
+#include "printable.hpp"
 #include "replay.hpp"
 #include "run_case.hpp"
 
 using haloflow::app::replay_command;
 using haloflow::app::show_info;
 using haloflow::cases::CollectiveError;
+using haloflow::input::printable_message;
 using haloflow::cases::run_case;
 using haloflow::cases::RunFlags;
 using haloflow::cases::validate_case;
 using haloflow::cases::ValidateFlags;
+
+namespace {
+
+// A path option given as "" is an error, not "not given".
+const CLI::Validator kNotEmpty(
+    [](const std::string& value) {
+      return value.empty() ? std::string("an empty path is not allowed; expected a file or "
+                                         "directory name")
+                           : std::string();
+    },
+    "PATH", "not empty");
+
+// A number that must be finite and positive: CLI11's PositiveNumber lets NaN through (every
+// comparison with NaN is false).
+CLI::Validator positive_below(double largest) {
+  return CLI::Validator(
+      [largest](const std::string& value) {
+        double number = 0;
+        if (!CLI::detail::lexical_cast(value, number) || !std::isfinite(number) || number <= 0 ||
+            number > largest) {
+          return fmt::format("{} is not allowed; expected a number above 0 and at most {}",
+                             haloflow::input::printable(value), largest);
+        }
+        return std::string();
+      },
+      fmt::format("NUMBER in (0, {}]", largest));
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"haloflow: hide halo communication behind computation with CUDA graphs"};
@@ -42,9 +79,12 @@ int main(int argc, char** argv) {
                   "steps to run (overrides the case; for the seed: frames per executor)")
       ->check(CLI::Range(1, 100000000));
   run->add_option("--out", options.out,
-                  "the run directory (default: the case's run.output, or runs/<case name>)");
-  run->add_option("--json", options.json_path, "also write the executor comparison to this file");
-  run->add_option("--dot", options.dot_path, "also write the frame plan as Graphviz DOT");
+                  "the run directory (default: the case's run.output, or runs/<case name>)")
+      ->check(kNotEmpty);
+  run->add_option("--json", options.json_path, "also write the executor comparison to this file")
+      ->check(kNotEmpty);
+  run->add_option("--dot", options.dot_path, "also write the frame plan as Graphviz DOT")
+      ->check(kNotEmpty);
   run->add_flag("--vtk", options.vtk,
                 "models: write VTK image data (.vti per rank, .pvti) into RUN_DIR/vtk");
   run->add_flag("--png", options.png,
@@ -52,10 +92,23 @@ int main(int argc, char** argv) {
   run->add_option("--checkpoint-every", options.checkpoint_every,
                   "models: a checkpoint every N steps into RUN_DIR/checkpoints; 0: none")
       ->check(CLI::Range(0, 100000000));
-  run->add_option("--restart", options.restart,
-                  "models: continue from the newest complete checkpoint of this run directory");
+  auto* restart = run->add_option(
+                         "--restart", options.restart,
+                         "models: continue from the newest complete checkpoint of this run "
+                         "directory (or the one --step names)")
+                     ->check(kNotEmpty);
+  run->add_option("--step", options.restart_step,
+                  "models, with --restart: continue from the complete checkpoint of this step")
+      ->check(CLI::Range(0, 100000000))
+      ->needs(restart);
   run->add_option("--dump", options.dump,
-                  "models: rank 0 writes the final global field here (raw values, x fastest)");
+                  "models: rank 0 writes the final global field here (raw values, x fastest; an "
+                  "existing file only with --force)")
+      ->check(kNotEmpty);
+  run->add_option("--timeout", options.timeout_s,
+                  "models: seconds a halo exchange or a collective may wait for the other ranks "
+                  "before the run ends naming them (default: the case's run.timeout_s, 60)")
+      ->check(positive_below(haloflow::cases::kMaxTimeout));
   run->add_option("--output-every", options.output_every,
                   "models: VTK every N steps and after the last; 0: only after the last")
       ->check(CLI::Range(0, 100000000));
@@ -67,7 +120,8 @@ int main(int argc, char** argv) {
                   "how halos travel between ranks (default: the case's exchange.transport)")
       ->check(CLI::IsMember({"auto", "mpi", "nccl"}));
   run->add_flag("--force", options.force,
-                "reuse an existing run directory and overwrite files given to --json and --dot");
+                "replace an existing run directory (its previous run is removed first) and "
+                "overwrite files given to --json, --dot and --dump");
   ValidateFlags validate_options;
   auto* validate = app.add_subcommand(
       "validate", "check a case file (every problem at once) without running it; exit 0 if valid");
@@ -79,7 +133,7 @@ int main(int argc, char** argv) {
   validate
       ->add_option("--memory-gib", validate_options.memory_gib,
                    "memory per rank, GiB (default: the device's, or 16 without one)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_below(1e6));
   haloflow::cases::ReplayOptions replay_options;
   auto* replay = app.add_subcommand(
       "replay",
@@ -94,14 +148,18 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "graph", "host"}))
       ->capture_default_str();
   replay->add_option("--trace", replay_options.trace_path,
-                     "write the recording as Chrome trace-event JSON (Perfetto opens it)");
+                     "write the recording as Chrome trace-event JSON (Perfetto opens it)")
+      ->check(kNotEmpty);
   replay->add_option("--timeline", replay_options.timeline_path,
-                     "write an SVG timeline, a row per rank and branch");
+                     "write an SVG timeline, a row per rank and branch")
+      ->check(kNotEmpty);
   replay->add_option("--window", replay_options.window,
                      "frames the timeline shows, as first:count (default: the median frame)");
   replay->add_option("--dot", replay_options.dot_path,
-                     "write the plans as DOT (and, for graph, the CUDA graphs to NAME.cuda.dot)");
-  replay->add_option("--report", replay_options.report_path, "write the overlap report as JSON");
+                     "write the plans as DOT (and, for graph, the CUDA graphs to NAME.cuda.dot)")
+      ->check(kNotEmpty);
+  replay->add_option("--report", replay_options.report_path, "write the overlap report as JSON")
+      ->check(kNotEmpty);
   replay
       ->add_option("--handoff", replay_options.handoff,
                    "how graph frames hand host nodes to the host (default: the case's)")
@@ -126,12 +184,19 @@ int main(int argc, char** argv) {
     if (info->parsed()) return show_info(*mpi);
   } catch (const CollectiveError& error) {
     // Every rank reached it alike: one report, no abort.
-    if (mpi && mpi->world_rank() == 0) std::fprintf(stderr, "haloflow: %s\n", error.what());
+    if (mpi && mpi->world_rank() == 0) {
+      std::fprintf(stderr, "haloflow: %s\n", printable_message(error.what()).c_str());
+    }
     return 1;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "haloflow: %s\n", error.what());
-    // Other ranks may be waiting on this one: end them too rather than leave them hanging.
-    if (mpi && mpi->world_size() > 1) MPI_Abort(MPI_COMM_WORLD, 1);
+    std::fprintf(stderr, "haloflow: %s\n", printable_message(error.what()).c_str());
+    // Other ranks may be waiting on this one: end them too rather than leave them hanging. A
+    // moment first, so that mpiexec forwards the message before the abort tears the job down.
+    if (mpi && mpi->world_size() > 1) {
+      std::fflush(stderr);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     return 1;
   }
   return 0;

@@ -131,7 +131,7 @@ std::unique_ptr<models::Model> read_model(const Flags& f, int ranks) {
 int finish_field(const Flags& f, const models::ModelResult& result, int rank) {
   int status = 0;
   if (rank == 0 && !f.dump.empty()) {
-    fmt::print("{}\n", haloflow::outputs::write_field_dump(f.dump, result.field()));
+    fmt::print("{}\n", haloflow::outputs::write_field_dump(f.dump, result.field(), true));
   }
   if (rank == 0 && !f.compare.empty()) {
     const auto comparison =

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "haloflow/error.hpp"
 #include "haloflow/spelling.hpp"
+#include "printable.hpp"
 
 namespace haloflow::input {
 namespace {
@@ -14,15 +16,12 @@ std::string key_of(const std::string& pointer) {
   return pointer.substr(pointer.rfind('/') + 1);
 }
 
-std::string shown(const nlohmann::json& value) {
-  std::string text = value.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-}
-
 }  // namespace
 
 void JsonFields::report(const std::string& pointer, const std::string& problem) {
-  problems_.push_back(fmt::format("{}: {}", pointer.empty() ? "/" : pointer, problem));
+  // The pointer may hold a key from the file: escaped and cut like any echoed value.
+  problems_.push_back(
+      fmt::format("{}: {}", pointer.empty() ? "/" : printable(pointer, 200), problem));
 }
 
 const nlohmann::json* JsonFields::field(const nlohmann::json& object, const std::string& pointer) {
@@ -51,7 +50,7 @@ void JsonFields::only_keys(const nlohmann::json& object, const std::string& poin
   for (const auto& [key, value] : object.items()) {
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     const auto hint = closest_match(key, allowed);
-    report(pointer + "/" + key, fmt::format("unknown key{}; allowed here: {}",
+    report(pointer_to(pointer, key), fmt::format("unknown key{}; allowed here: {}",
                                             hint ? fmt::format(" (did you mean '{}'?)", *hint) : "",
                                             fmt::join(allowed, ", ")));
   }
@@ -85,7 +84,9 @@ double JsonFields::number(const nlohmann::json& object, const std::string& point
   const auto* value = field(object, pointer);
   if (value == nullptr) return fallback;
   const auto allowed = fmt::format("a number from {} to {}", minimum, maximum);
-  if (!value->is_number() || value->get<double>() < minimum || value->get<double>() > maximum) {
+  // NaN compares false with both bounds: it is refused by name (a command line can give one).
+  if (!value->is_number() || !std::isfinite(value->get<double>()) ||
+      value->get<double>() < minimum || value->get<double>() > maximum) {
     report(pointer, fmt::format("{} is not allowed; expected {}", shown(*value), allowed));
     return fallback;
   }
@@ -130,7 +131,8 @@ std::string JsonFields::choice(const nlohmann::json& value, const std::string& p
 void JsonFields::throw_if_any() const {
   if (problems_.empty()) return;
   std::string message =
-      fmt::format("{}: {} problem{}:", source_, problems_.size(), problems_.size() == 1 ? "" : "s");
+      fmt::format("{}: {} problem{}:", printable(source_, 300), problems_.size(),
+                  problems_.size() == 1 ? "" : "s");
   for (const auto& problem : problems_) message += "\n  " + problem;
   throw Error(message);
 }

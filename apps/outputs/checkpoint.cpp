@@ -1,25 +1,27 @@
 #include "checkpoint.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <regex>
 
 #include "haloflow/error.hpp"
 #include "input_files.hpp"
 #include "output_files.hpp"
+#include "printable.hpp"
 
 namespace haloflow::outputs {
 namespace {
 
 constexpr std::array<char, 8> kMagic{'H', 'F', 'L', 'O', 'W', 'C', 'K', 'P'};
-constexpr std::uint32_t kVersion = 1;
+// 2: the CRC-32 covers the header too (1: an FNV-1a 64 of the payload only).
+constexpr std::uint32_t kVersion = 2;
 
-// The header, field by field (native byte order; the magic tells a foreign file).
+// The header, field by field (native byte order; the magic tells a foreign file). `checksum`
+// holds the CRC-32 of the header (with `checksum` zero) and the payload.
 struct Header {
   std::array<char, 8> magic{};
   std::uint32_t version = 0;
@@ -31,14 +33,12 @@ struct Header {
   std::uint64_t count = 0;
   std::uint64_t checksum = 0;
 };
-constexpr std::size_t kHeaderBytes = 8 + 4 * 4 + 4 * 8;
+constexpr std::size_t kChecksumOffset = kCheckpointHeaderBytes - 8;
 
-std::vector<unsigned char> header_bytes(const Header& h) {
-  std::vector<unsigned char> out(kHeaderBytes);
-  unsigned char* at = out.data();
-  const auto put = [&at](const void* value, std::size_t size) {
-    std::memcpy(at, value, size);
-    at += size;
+void encode(const Header& h, unsigned char* out) {
+  const auto put = [&out](const void* value, std::size_t size) {
+    std::memcpy(out, value, size);
+    out += size;
   };
   put(h.magic.data(), 8);
   put(&h.version, 4);
@@ -49,12 +49,10 @@ std::vector<unsigned char> header_bytes(const Header& h) {
   put(&h.step, 8);
   put(&h.count, 8);
   put(&h.checksum, 8);
-  return out;
 }
 
-Header parse_header(const std::vector<unsigned char>& bytes) {
+Header decode(const unsigned char* at) {
   Header h;
-  const unsigned char* at = bytes.data();
   const auto get = [&at](void* value, std::size_t size) {
     std::memcpy(value, at, size);
     at += size;
@@ -71,8 +69,19 @@ Header parse_header(const std::vector<unsigned char>& bytes) {
   return h;
 }
 
-std::string_view bytes_of(const std::vector<unsigned char>& bytes) {
-  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+// zlib's CRC-32 of the header with its checksum field zero, then the payload.
+std::uint32_t file_crc(const unsigned char* header, const unsigned char* payload,
+                       std::size_t payload_bytes) {
+  std::array<unsigned char, kCheckpointHeaderBytes> zeroed{};
+  std::memcpy(zeroed.data(), header, kChecksumOffset);
+  uLong crc = crc32_z(0L, Z_NULL, 0);
+  crc = crc32_z(crc, zeroed.data(), zeroed.size());
+  crc = crc32_z(crc, payload, payload_bytes);
+  return static_cast<std::uint32_t>(crc);
+}
+
+const unsigned char* bytes_at(std::string_view bytes, std::size_t offset) {
+  return reinterpret_cast<const unsigned char*>(bytes.data()) + offset;
 }
 
 }  // namespace
@@ -90,8 +99,8 @@ std::filesystem::path checkpoint_file(const std::filesystem::path& directory, in
   return directory / fmt::format("step_{:08d}_r{:04d}.ckpt", step, rank);
 }
 
-void write_checkpoint(const std::filesystem::path& directory, const CheckpointKey& key,
-                      const std::vector<unsigned char>& payload) {
+std::vector<unsigned char> checkpoint_bytes(const CheckpointKey& key,
+                                            const std::vector<unsigned char>& payload) {
   Header h;
   h.magic = kMagic;
   h.version = kVersion;
@@ -101,56 +110,85 @@ void write_checkpoint(const std::filesystem::path& directory, const CheckpointKe
   h.case_hash = key.case_hash;
   h.step = static_cast<std::uint64_t>(key.step);
   h.count = payload.size();
-  h.checksum = fnv1a64(payload.data(), payload.size());
-  const std::vector<unsigned char> header = header_bytes(h);
-  write_output_file(checkpoint_file(directory, key.step, key.rank),
-                    {bytes_of(header), bytes_of(payload)}, {.replace = true, .durable = true});
+  std::vector<unsigned char> out(kCheckpointHeaderBytes + payload.size());
+  encode(h, out.data());
+  std::copy(payload.begin(), payload.end(), out.begin() + kCheckpointHeaderBytes);
+  h.checksum = file_crc(out.data(), payload.data(), payload.size());
+  encode(h, out.data());
+  return out;
 }
 
-void mark_checkpoint_complete(const std::filesystem::path& directory, int step, int ranks) {
+void write_checkpoint(const std::filesystem::path& directory,
+                      const std::filesystem::path& run_directory, const CheckpointKey& key,
+                      const std::vector<unsigned char>& payload) {
+  const std::vector<unsigned char> bytes = checkpoint_bytes(key, payload);
+  write_output_file(checkpoint_file(directory, key.step, key.rank),
+                    std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                    {.replace = true, .durable = true, .run_directory = run_directory});
+}
+
+void mark_checkpoint_complete(const std::filesystem::path& directory,
+                              const std::filesystem::path& run_directory, int step, int ranks) {
   const std::string text = fmt::format("step {} complete: {} rank files\n", step, ranks);
   write_output_file(directory / fmt::format("step_{:08d}.complete", step), text,
-                    {.replace = true, .durable = true});
+                    {.replace = true, .durable = true, .run_directory = run_directory});
 }
 
-int newest_complete_checkpoint(const std::filesystem::path& directory) {
-  int newest = -1;
+std::vector<int> complete_checkpoints(const std::filesystem::path& directory) {
+  std::vector<int> steps;
   std::error_code error;
   static const std::regex marker(R"(step_([0-9]{8})\.complete)");
   for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
     std::smatch match;
     const std::string name = entry.path().filename().string();
-    if (std::regex_match(name, match, marker)) newest = std::max(newest, std::stoi(match[1]));
+    if (std::regex_match(name, match, marker)) steps.push_back(std::stoi(match[1]));
   }
-  return newest;
+  std::sort(steps.rbegin(), steps.rend());
+  return steps;
 }
 
-std::vector<unsigned char> read_checkpoint(const std::filesystem::path& directory,
+std::vector<unsigned char> checked_payload(std::string_view bytes, const std::string& name,
                                            const CheckpointKey& key) {
-  const auto path = checkpoint_file(directory, key.step, key.rank);
-  const std::string name = path.string();
-  const std::optional<std::string> file = input::read_input_file(path);
-  if (!file) {
-    throw Error(
-        fmt::format("checkpoint {}: missing or unreadable (the checkpoint of step {} "
-                    "should hold a file for each of {} ranks)",
-                    name, key.step, key.ranks));
-  }
-  const std::vector<unsigned char> bytes(file->begin(), file->end());
-  if (bytes.size() < kHeaderBytes) {
+  if (bytes.size() < kCheckpointHeaderBytes) {
     throw Error(fmt::format("checkpoint {}: truncated: {} bytes, shorter than its {}-byte header",
-                            name, bytes.size(), kHeaderBytes));
+                            name, bytes.size(), kCheckpointHeaderBytes));
   }
-  const Header h = parse_header(bytes);
+  const Header h = decode(bytes_at(bytes, 0));
   if (h.magic != kMagic) {
     throw Error(
         fmt::format("checkpoint {}: not a haloflow checkpoint (its first bytes are not "
                     "the magic HFLOWCKP)",
                     name));
   }
+  const std::size_t payload = bytes.size() - kCheckpointHeaderBytes;
+  const std::uint32_t crc = file_crc(bytes_at(bytes, 0), bytes_at(bytes, kCheckpointHeaderBytes),
+                                     payload);
+  // Nothing in the header is believed before the checksum over it matches: a flipped bit in the
+  // rank count must not send the user off to restart on another number of ranks.
+  if (crc != h.checksum) {
+    const bool sizes_agree =
+        h.element_size != 0 && h.count <= payload && payload == h.count * h.element_size;
+    if (!sizes_agree && h.element_size != 0 && payload < h.count * h.element_size) {
+      throw Error(fmt::format(
+          "checkpoint {}: truncated: {} payload bytes; the header says {} elements of {} bytes",
+          name, payload, h.count, h.element_size));
+    }
+    if (h.version != kVersion) {
+      throw Error(fmt::format("checkpoint {}: format version {}; this haloflow reads version {}",
+                              name, h.version, kVersion));
+    }
+    throw Error(fmt::format("checkpoint {}: corrupted: the CRC-32 of its header and payload is "
+                            "{:08x}; the file says {:08x}",
+                            name, crc, h.checksum));
+  }
   if (h.version != kVersion) {
     throw Error(fmt::format("checkpoint {}: format version {}; this haloflow reads version {}",
                             name, h.version, kVersion));
+  }
+  if (h.element_size == 0 || payload != h.count * h.element_size) {
+    throw Error(fmt::format("checkpoint {}: {} payload bytes; the header says {} elements of {} "
+                            "bytes",
+                            name, payload, h.count, h.element_size));
   }
   if (h.case_hash != key.case_hash) {
     throw Error(
@@ -169,22 +207,27 @@ std::vector<unsigned char> read_checkpoint(const std::filesystem::path& director
     throw Error(fmt::format("checkpoint {}: holds rank {} at step {}; expected rank {} at step {}",
                             name, h.rank, h.step, key.rank, key.step));
   }
-  const std::size_t payload = bytes.size() - kHeaderBytes;
-  if (h.element_size == 0 || payload != h.count * h.element_size) {
-    throw Error(
-        fmt::format("checkpoint {}: {}: {} payload bytes; the header says {} elements of {} "
-                    "bytes",
-                    name, payload < h.count * h.element_size ? "truncated" : "too long", payload,
-                    h.count, h.element_size));
+  const auto* start = bytes_at(bytes, kCheckpointHeaderBytes);
+  return {start, start + payload};
+}
+
+std::vector<unsigned char> read_checkpoint(const std::filesystem::path& directory,
+                                           const CheckpointKey& key) {
+  const auto path = checkpoint_file(directory, key.step, key.rank);
+  const std::string name = input::printable(path.string(), 300);
+  std::optional<std::string> file;
+  try {
+    file = input::read_input_file(path, "a haloflow checkpoint file");
+  } catch (const Error& error) {
+    throw Error(fmt::format("checkpoint {}", error.what()));
   }
-  const std::uint64_t sum = fnv1a64(bytes.data() + kHeaderBytes, payload);
-  if (sum != h.checksum) {
+  if (!file) {
     throw Error(
-        fmt::format("checkpoint {}: corrupted: the payload's FNV-1a 64 checksum is "
-                    "{:016x}; the header says {:016x}",
-                    name, sum, h.checksum));
+        fmt::format("checkpoint {}: missing (the checkpoint of step {} should hold a file for "
+                    "each of {} ranks)",
+                    name, key.step, key.ranks));
   }
-  return {bytes.begin() + static_cast<std::ptrdiff_t>(kHeaderBytes), bytes.end()};
+  return checked_payload(*file, name, key);
 }
 
 }  // namespace haloflow::outputs

@@ -1,18 +1,21 @@
 #pragma once
-// Checkpoints of a model run: a file per rank and step, written atomically (a temporary file,
-// fflush and fsync, rename), with a header (magic, format version, case hash, rank, rank count,
-// step, element size, count) and the FNV-1a 64 checksum of the payload; a marker file once every
-// rank's file of a step is written (a complete checkpoint). Reading refuses a truncated,
-// corrupted or mismatched file with a message naming it and what is wrong.
+// Checkpoints of a model run: a file per rank and step, written atomically (output_files.hpp: a
+// temporary, fsync, rename), with a header (magic, format version, case hash, rank, rank count,
+// step, element size, count) and a CRC-32 (zlib's) over the header and the payload, so that no
+// flipped bit anywhere is believed; a marker file once every rank's file of a step is written
+// (a complete checkpoint). Reading refuses a truncated, corrupted or mismatched file with a
+// message naming it and what is wrong.
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace haloflow::outputs {
 
-//! FNV-1a 64 of `size` bytes, continuing `hash`.
+//! FNV-1a 64 of `size` bytes, continuing `hash`: the case hash (an identity of 64 bits, not a
+//! check of data; the file's data is checked by CRC-32).
 std::uint64_t fnv1a64(const void* data, std::size_t size,
                       std::uint64_t hash = 0xcbf29ce484222325ull);
 
@@ -24,19 +27,39 @@ struct CheckpointKey {
   int step = 0;
 };
 
+//! The size of a checkpoint file's header, bytes.
+inline constexpr std::size_t kCheckpointHeaderBytes = 56;
+
 std::filesystem::path checkpoint_file(const std::filesystem::path& directory, int step, int rank);
 
-//! Writes this rank's state atomically. \throws Error naming the file.
-void write_checkpoint(const std::filesystem::path& directory, const CheckpointKey& key,
+//! A whole checkpoint file (header and payload) as write_checkpoint writes it.
+[[nodiscard]] std::vector<unsigned char> checkpoint_bytes(const CheckpointKey& key,
+                                                          const std::vector<unsigned char>& payload);
+
+//! Writes this rank's state atomically into `directory`, which lies in the run directory
+//! `run_directory` (no link below it is followed). \throws Error naming the file.
+void write_checkpoint(const std::filesystem::path& directory,
+                      const std::filesystem::path& run_directory, const CheckpointKey& key,
                       const std::vector<unsigned char>& payload);
 
 //! Rank 0, after every rank wrote step `step`: marks the checkpoint complete (atomically).
-void mark_checkpoint_complete(const std::filesystem::path& directory, int step, int ranks);
+void mark_checkpoint_complete(const std::filesystem::path& directory,
+                              const std::filesystem::path& run_directory, int step, int ranks);
 
-//! The step of the newest complete checkpoint in `directory`, or -1 when there is none.
-int newest_complete_checkpoint(const std::filesystem::path& directory);
+//! The steps of the complete checkpoints in `directory` (those with a marker), newest first;
+//! empty when there are none or no such directory.
+[[nodiscard]] std::vector<int> complete_checkpoints(const std::filesystem::path& directory);
 
-//! This rank's state of step key.step. \throws Error naming the file and what is wrong.
+//! The payload of `bytes`, a checkpoint file named `name` in messages, after checking that it is
+//! the state `key` asks for. \throws Error naming the file and what is wrong: truncated, not a
+//! checkpoint, another format version, corrupted (the CRC-32 of header and payload), another
+//! case, rank count, rank or step.
+[[nodiscard]] std::vector<unsigned char> checked_payload(std::string_view bytes,
+                                                         const std::string& name,
+                                                         const CheckpointKey& key);
+
+//! This rank's state of step key.step, read from its file in `directory` (a regular file of
+//! bounded size) and checked (checked_payload). \throws Error naming the file and what is wrong.
 std::vector<unsigned char> read_checkpoint(const std::filesystem::path& directory,
                                            const CheckpointKey& key);
 

@@ -1,8 +1,13 @@
 #pragma once
 // Where the commands write files: every output file (results, resolved case, reports, traces,
-// timelines, DOT, VTK, PNG, dumps, checkpoints) is opened here and nowhere else, so that how a
-// file is written (refusing to replace one the user has, atomic replacement, what happens on a
-// write error) is decided once.
+// timelines, DOT, VTK, PNG, dumps, checkpoints) is opened and committed here and nowhere else, so
+// that how a file is written is decided once:
+// - never through a symbolic link: a link planted where a file goes is refused by name, and below
+//   a run directory no directory link is followed either;
+// - atomically: the bytes go to a temporary beside the file (created exclusively), are flushed to
+//   disk (fsync) and renamed over the file, so a reader sees the old file or the whole new one;
+// - on a write error (a full disk, a file size limit, an I/O error) the temporary is removed and
+//   the error names the file and the cause: nothing partial is ever left.
 
 #include <filesystem>
 #include <string>
@@ -15,18 +20,22 @@ namespace haloflow::outputs {
 struct WriteOptions {
   //! Replace a file that exists (--force, or a file of a run directory haloflow prepared).
   bool replace = false;
-  //! A temporary next to the file, flushed to disk (fsync), renamed over it: a reader sees the
-  //! old file or the whole new one, even after a crash (checkpoints).
+  //! Also flush the directory after the rename, so that the new name itself survives a crash
+  //! (checkpoints and their markers).
   bool durable = false;
+  //! The run directory the file lies in: no directory from it down to the file may be a
+  //! symbolic link. Empty: a file the user named (--json, --dot, --dump), whose directories are
+  //! the user's; the file itself is never a link.
+  std::filesystem::path run_directory;
 };
 
-//! \throws Error naming `path` when it exists and `replace` is false. Checked before a run, so a
-//! long replay does not end in a refusal.
+//! \throws Error naming `path` when something is there and `replace` is false, or when it is a
+//! symbolic link. Checked before a run, so a long run does not end in a refusal.
 void refuse_existing(const std::filesystem::path& path, bool replace);
 
-//! Writes `parts` one after another to `path`. \throws Error when it exists and
-//! `options.replace` is false, or naming the file when it cannot be written (a temporary of a
-//! durable write is removed then).
+//! Writes `parts` one after another to `path` (see the file comment). \throws Error when it
+//! exists and `options.replace` is false, when it or a directory below `options.run_directory`
+//! is a symbolic link, or naming the file and the cause when it cannot be written.
 void write_output_file(const std::filesystem::path& path,
                        const std::vector<std::string_view>& parts, const WriteOptions& options);
 
@@ -35,5 +44,19 @@ inline void write_output_file(const std::filesystem::path& path, std::string_vie
                               const WriteOptions& options) {
   write_output_file(path, std::vector<std::string_view>{text}, options);
 }
+
+//! Makes `run_directory`/`name` (a directory haloflow writes into, such as vtk or checkpoints)
+//! unless it exists. \throws Error when it is a symbolic link or not a directory, or cannot be
+//! made.
+void make_run_subdirectory(const std::filesystem::path& run_directory, const std::string& name);
+
+//! Before a forced rerun (--force) into `run_directory`: removes the previous run's files, so
+//! that the new run never leaves a mix of two runs, and the temporaries of writes that never
+//! finished. A directory that holds files but no case.resolved.json is not a haloflow run
+//! directory and is refused, as is one holding a symbolic link (named; nothing is removed then).
+void clear_previous_run(const std::filesystem::path& run_directory);
+
+//! Whether `name` is the name of one of write_output_file's temporaries.
+[[nodiscard]] bool is_temporary_name(std::string_view name);
 
 }  // namespace haloflow::outputs

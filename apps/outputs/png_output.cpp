@@ -231,7 +231,8 @@ void write_png(const std::string& path, const Picture& picture) {
   const auto bytes = encode_png(picture);
   write_output_file(path,
                     std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                    {.replace = true});  // inside the run directory
+                    {.replace = true,  // inside the run directory
+                     .run_directory = std::filesystem::path(path).parent_path()});
 }
 
 }  // namespace haloflow::outputs

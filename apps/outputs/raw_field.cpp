@@ -15,7 +15,7 @@ namespace {
 
 template <class T>
 std::vector<T> read_raw(const std::string& path) {
-  const std::optional<std::string> file = input::read_input_file(path);
+  const std::optional<std::string> file = input::read_input_file(path, "a raw field file");
   if (!file) throw Error(fmt::format("{}: could not be opened", path));
   const std::size_t bytes = file->size();
   if (bytes % sizeof(T) != 0) {
@@ -51,14 +51,15 @@ FieldComparison compare(const std::string& path, std::span<const T> field, doubl
 
 }  // namespace
 
-std::string write_field_dump(const std::string& path, const models::GlobalField& field) {
+std::string write_field_dump(const std::string& path, const models::GlobalField& field,
+                             bool replace) {
   return std::visit(
       [&](auto values) {
         using T = typename decltype(values)::value_type;
         write_output_file(
             path,
             std::string_view(reinterpret_cast<const char*>(values.data()), values.size_bytes()),
-            {.replace = true});
+            {.replace = replace});
         return fmt::format("dump: {} values of {} bytes written to {}", values.size(), sizeof(T),
                            path);
       },

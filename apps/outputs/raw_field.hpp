@@ -9,9 +9,10 @@
 
 namespace haloflow::outputs {
 
-//! Writes `field` to `path` (replacing it). \returns the line the command prints.
-//! \throws Error naming the file.
-std::string write_field_dump(const std::string& path, const models::GlobalField& field);
+//! Writes `field` to `path` (replacing a file there only with `replace`: --force). \returns the
+//! line the command prints. \throws Error naming the file.
+std::string write_field_dump(const std::string& path, const models::GlobalField& field,
+                             bool replace);
 
 //! What comparing a field with a raw file found.
 struct FieldComparison {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "output_files.hpp"
@@ -42,7 +43,9 @@ std::string file_stem(const std::string& name, int step) {
 }
 
 void write_text(const std::filesystem::path& path, const std::string& text) {
-  write_output_file(path, text, {.replace = true});  // inside the run directory
+  // In RUN_DIR/vtk: no link from the run directory down is followed.
+  write_output_file(path, text,
+                    {.replace = true, .run_directory = path.parent_path().parent_path()});
 }
 
 }  // namespace
@@ -81,7 +84,9 @@ std::string vti_text(const haloflow::models::OwnedField& f) {
 }
 
 void write_vtk(const std::filesystem::path& directory, const std::string& name,
-               const haloflow::models::OwnedField& field, MPI_Comm communicator) {
+               const haloflow::models::OwnedField& field, MPI_Comm communicator,
+               std::chrono::duration<double> timeout) {
+  const BoundedCollectives collectives(communicator, timeout);
   int rank = 0;
   int ranks = 1;
   MPI_Comm_rank(communicator, &rank);
@@ -96,13 +101,12 @@ void write_vtk(const std::filesystem::path& directory, const std::string& name,
   }
   const Extent mine = piece_extent(field);
   std::vector<long long> extents(static_cast<std::size_t>(6 * ranks));
-  HALOFLOW_MPI(
-      MPI_Gather(mine.data(), 6, MPI_LONG_LONG, extents.data(), 6, MPI_LONG_LONG, 0, communicator),
-      "the VTK pieces' extents");
+  collectives.gather(mine.data(), 6, MPI_LONG_LONG, extents.data(), 0,
+                     fmt::format("the VTK pieces' extents of step {}", field.step));
   int failed = failure.empty() ? 0 : 1;
   int any = 0;
-  HALOFLOW_MPI(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, communicator),
-               "the VTK pieces written");
+  collectives.allreduce(&failed, &any, 1, MPI_INT, MPI_MAX,
+                        fmt::format("the VTK pieces of step {} written", field.step));
   if (!failure.empty()) throw Error(failure);
   if (any != 0) throw Error(fmt::format("VTK output of step {}: another rank failed", field.step));
   if (rank != 0) return;

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -15,9 +16,11 @@ namespace haloflow::outputs {
 std::string vti_text(const haloflow::models::OwnedField& field);
 
 //! Writes DIRECTORY/NAME_STEP_rRANK.vti on every rank and, on rank 0, DIRECTORY/NAME_STEP.pvti.
-//! Collective over `communicator` (rank 0 gathers every piece's extent). \throws Error naming a
-//! file that cannot be written.
+//! Collective over `communicator` (rank 0 gathers every piece's extent), each call bounded by
+//! `timeout`. \throws Error naming a file that cannot be written, or the ranks that did not take
+//! part in time.
 void write_vtk(const std::filesystem::path& directory, const std::string& name,
-               const haloflow::models::OwnedField& field, MPI_Comm communicator);
+               const haloflow::models::OwnedField& field, MPI_Comm communicator,
+               std::chrono::duration<double> timeout = std::chrono::seconds(60));
 
 }  // namespace haloflow::outputs

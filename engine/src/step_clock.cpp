@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "cuda_check.hpp"
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/overlap.hpp"
 
@@ -147,14 +148,15 @@ StepTimes summarize_steps(const std::vector<double>& step_seconds, int steps, do
                    .total_s = total_s};
 }
 
-StepTimes slowest_rank(const StepTimes& mine, MPI_Comm communicator) {
+StepTimes slowest_rank(const StepTimes& mine, MPI_Comm communicator,
+                       std::chrono::duration<double> timeout) {
   const std::array<double, 7> figures = {mine.median_step_s, mine.min_step_s, mine.p10_step_s,
                                          mine.p90_step_s,    mine.p99_step_s, mine.max_step_s,
                                          mine.total_s};
   std::array<double, 7> slowest{};
-  HALOFLOW_MPI(MPI_Allreduce(figures.data(), slowest.data(), static_cast<int>(figures.size()),
-                             MPI_DOUBLE, MPI_MAX, communicator),
-               "the step times");
+  BoundedCollectives(communicator, timeout)
+      .allreduce(figures.data(), slowest.data(), static_cast<int>(figures.size()), MPI_DOUBLE,
+                 MPI_MAX, "the step times (the slowest rank's)");
   return StepTimes{.steps = mine.steps,
                    .median_step_s = slowest[0],
                    .min_step_s = slowest[1],

@@ -14,11 +14,11 @@
 #include <cstdint>
 #include <cstring>
 #include <numbers>
-#include <thread>
 #include <utility>
 
 #include "euler_kernels.hpp"
 #include "field_gather.hpp"
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/cell_box.hpp"
 #include "haloflow/error.hpp"
@@ -168,7 +168,7 @@ void for_owned_cells(const CartesianDecomposition& grid, const FieldLayout& layo
 std::array<double, 8> conserved_totals(const std::vector<double>& q, std::int64_t fs,
                                        const CartesianDecomposition& grid,
                                        const FieldLayout& layout, double area,
-                                       MPI_Comm communicator) {
+                                       const BoundedCollectives& collectives) {
   std::array<double, 8> sums{};
   std::array<double, 8> compensation{};
   for_owned_cells(grid, layout, [&](std::int64_t at, std::int64_t, std::int64_t) {
@@ -183,8 +183,8 @@ std::array<double, 8> conserved_totals(const std::vector<double>& q, std::int64_
     }
   });
   std::array<double, 8> total{};
-  HALOFLOW_MPI(MPI_Allreduce(sums.data(), total.data(), 8, MPI_DOUBLE, MPI_SUM, communicator),
-               "euler2d conserved totals");
+  collectives.allreduce(sums.data(), total.data(), 8, MPI_DOUBLE, MPI_SUM,
+                        "euler2d conserved totals");
   for (double& value : total) value *= area;
   return total;
 }
@@ -243,20 +243,8 @@ void reduce_cfl(const kernels::EulerMonitor& mine, kernels::EulerMonitor& all, M
                 std::chrono::duration<double> timeout) {
   const double in[2] = {double_of(mine.speed_bits), mine.first_bad != ~0ULL ? 1.0 : 0.0};
   double out[2] = {0, 0};
-  MPI_Request request = MPI_REQUEST_NULL;
-  HALOFLOW_MPI(MPI_Iallreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm, &request),
-               "euler2d cfl.allreduce");
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (int done = 0;;) {
-    HALOFLOW_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "euler2d cfl.allreduce");
-    if (done != 0) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      throw Error(fmt::format(
-          "euler2d cfl.allreduce: not every rank reached the time-step reduction within {} s",
-          timeout.count()));
-    }
-    std::this_thread::yield();
-  }
+  BoundedCollectives(comm, timeout)
+      .allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, "euler2d cfl.allreduce (the time step)");
   all.speed_bits = bits_of(out[0]);
   all.first_bad = out[1] > 0 ? 0ULL : ~0ULL;
 }
@@ -334,6 +322,7 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   int ranks = 1;
   HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), "euler2d");
   HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "euler2d");
+  const BoundedCollectives collectives(communicator, config.run.exchange_timeout);
 
   // U: the state; S1, S2: the stages' results (SSP-RK2 uses S1 only).
   Buffer u(Memory::device, bytes, "euler2d U", backend);
@@ -530,8 +519,8 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
     monitor.download(&m, sizeof m);
     const int candidate = m.first_bad != ~0ULL ? rank : INT_MAX;
     int first = 0;
-    HALOFLOW_MPI(MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, communicator),
-                 "euler2d bad state");
+    collectives.allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN,
+                          "euler2d bad state (the first rank with one)");
     double info[4] = {0, 0, 0, 0};  // global i, j, density, pressure
     if (rank == first) {
       const auto at = static_cast<std::int64_t>(m.first_bad);
@@ -548,7 +537,7 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
       info[3] = (config.gamma - 1.0) *
                 (value(3) - 0.5 * (value(1) * value(1) + value(2) * value(2)) / rho);
     }
-    HALOFLOW_MPI(MPI_Bcast(info, 4, MPI_DOUBLE, first, communicator), "euler2d bad state");
+    collectives.broadcast(info, 4, MPI_DOUBLE, first, "euler2d bad state (its cell)");
     throw Error(fmt::format(
         "euler2d: step {}, rank {}, cell ({}, {}): density {}, pressure {} (a negative density "
         "or pressure, or a NaN, stops the run; try a smaller --cfl)",
@@ -655,7 +644,7 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   };
 
   const double area = dx * dy;
-  const auto initial_totals = conserved_totals(initial, fs, grid, layout, area, communicator);
+  const auto initial_totals = conserved_totals(initial, fs, grid, layout, area, collectives);
   EulerResult result;
   result.process_grid = grid.process_grid();
   result.dx = dx;
@@ -678,7 +667,7 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
 
   std::vector<double> q(static_cast<std::size_t>(4 * fs));
   u.download(q.data(), bytes);
-  const auto final_totals = conserved_totals(q, fs, grid, layout, area, communicator);
+  const auto final_totals = conserved_totals(q, fs, grid, layout, area, collectives);
   for (std::size_t f = 0; f < 4; ++f) {
     result.totals_initial[f] = initial_totals[f];
     result.totals_final[f] = final_totals[f];
@@ -708,10 +697,8 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
     });
     double sums[5] = {0, 0, 0, 0, 0};
     double largest = 0;
-    HALOFLOW_MPI(MPI_Allreduce(errors, sums, 5, MPI_DOUBLE, MPI_SUM, communicator),
-                 "euler2d errors");
-    HALOFLOW_MPI(MPI_Allreduce(&errors[5], &largest, 1, MPI_DOUBLE, MPI_MAX, communicator),
-                 "euler2d errors");
+    collectives.allreduce(errors, sums, 5, MPI_DOUBLE, MPI_SUM, "euler2d error sums");
+    collectives.allreduce(&errors[5], &largest, 1, MPI_DOUBLE, MPI_MAX, "euler2d largest error");
     result.error_l1 = sums[0] / cell_count;
     result.error_l2 = std::sqrt(sums[1] / cell_count);
     result.error_linf = largest;
@@ -723,7 +710,7 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
       Buffer one(Memory::device, static_cast<std::size_t>(fs) * sizeof(double), "euler2d field",
                  Backend::cpu);
       one.upload(q.data() + f * fs, static_cast<std::size_t>(fs) * sizeof(double));
-      const std::vector<double> global = gather_global<double>(one, layout, grid, communicator);
+      const std::vector<double> global = gather_global<double>(one, layout, grid, collectives);
       result.field.insert(result.field.end(), global.begin(), global.end());
     }
   }

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "field_gather.hpp"
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/cell_box.hpp"
 #include "haloflow/error.hpp"
@@ -222,13 +223,12 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
   });
   double largest = 0;
   double squares = 0;
-  HALOFLOW_MPI(MPI_Allreduce(&errors[0], &largest, 1, MPI_DOUBLE, MPI_MAX, communicator),
-               "heat3d error");
-  HALOFLOW_MPI(MPI_Allreduce(&errors[1], &squares, 1, MPI_DOUBLE, MPI_SUM, communicator),
-               "heat3d error");
+  const BoundedCollectives collectives(communicator, config.run.exchange_timeout);
+  collectives.allreduce(&errors[0], &largest, 1, MPI_DOUBLE, MPI_MAX, "heat3d largest error");
+  collectives.allreduce(&errors[1], &squares, 1, MPI_DOUBLE, MPI_SUM, "heat3d error's squares");
   result.error_max = largest;
   result.error_rms = std::sqrt(squares / cell_count);
-  if (config.run.gather) result.field = gather_global<T>(last, layout, grid, communicator);
+  if (config.run.gather) result.field = gather_global<T>(last, layout, grid, collectives);
   return result;
 }
 

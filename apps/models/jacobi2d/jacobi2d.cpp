@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "field_gather.hpp"
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/cell_box.hpp"
 #include "haloflow/error.hpp"
@@ -256,10 +257,10 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
                               logged_steps.size()));
     }
     std::vector<double> totals(count);
-    HALOFLOW_MPI(
-        MPI_Allreduce(buffers.values(), totals.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM,
-                      communicator),
-        fmt::format("jacobi2d norms of steps {} to {}", logged_steps.front(), logged_steps.back()));
+    BoundedCollectives(communicator, config.run.exchange_timeout)
+        .allreduce(buffers.values(), totals.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM,
+                   fmt::format("jacobi2d norms of steps {} to {}", logged_steps.front(),
+                               logged_steps.back()));
     for (std::size_t k = 0; k < count; ++k) {
       result.norms.push_back({logged_steps[k], std::sqrt(totals[k])});
     }
@@ -315,7 +316,8 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
   result.times = run_timed_steps(config.run, communicator, hooks);
   if (config.run.gather) {
     const Buffer& last = config.run.steps % 2 == 0 ? buffers.a : buffers.b;
-    result.field = gather_global<T>(last, layout, grid, communicator);
+    result.field = gather_global<T>(last, layout, grid,
+                                    BoundedCollectives(communicator, config.run.exchange_timeout));
   }
   return result;
 }

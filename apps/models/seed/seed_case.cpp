@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "printable.hpp"
+
 namespace haloflow::models {
 
 const std::vector<std::string>& seed_run_keys() {
@@ -47,7 +49,7 @@ void read_seed_run(input::JsonFields& fields, const nlohmann::json& run, SeedCas
     if (!list.is_array() || list.empty()) {
       fields.report("/run/executors",
                     fmt::format("{} is not allowed; expected a non-empty array of executor names",
-                                list.dump()));
+                                input::shown(list)));
     } else {
       seed.executors.clear();
       for (std::size_t i = 0; i < list.size(); ++i) {

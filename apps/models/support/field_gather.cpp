@@ -51,7 +51,8 @@ std::vector<T> owned_values(const Buffer& field, const FieldLayout& layout) {
 
 template <class T>
 std::vector<T> gather_global(const Buffer& field, const FieldLayout& layout,
-                             const CartesianDecomposition& grid, MPI_Comm communicator) {
+                             const CartesianDecomposition& grid,
+                             const BoundedCollectives& collectives) {
   const std::vector<T> mine = owned_values<T>(field, layout);
   const int ranks = grid.rank_count();
   std::vector<int> counts(static_cast<std::size_t>(ranks));
@@ -67,9 +68,8 @@ std::vector<T> gather_global(const Buffer& field, const FieldLayout& layout,
   (void)mpi_count(total, "the global field");
   const bool root = grid.rank() == 0;
   std::vector<T> blocks(root ? static_cast<std::size_t>(total) : 0);
-  HALOFLOW_MPI(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), mpi_type<T>(), blocks.data(),
-                           counts.data(), offsets.data(), mpi_type<T>(), 0, communicator),
-               "gathering the field on rank 0");
+  collectives.gatherv(mine.data(), static_cast<int>(mine.size()), mpi_type<T>(), blocks.data(),
+                      counts.data(), offsets.data(), 0, "gathering the field on rank 0");
   if (!root) return {};
   // Each rank's block, x fastest, goes to its place in the global box.
   const Index3 global = grid.spec().global_cells;
@@ -94,8 +94,10 @@ std::vector<T> gather_global(const Buffer& field, const FieldLayout& layout,
 template std::vector<float> owned_values<float>(const Buffer&, const FieldLayout&);
 template std::vector<double> owned_values<double>(const Buffer&, const FieldLayout&);
 template std::vector<float> gather_global<float>(const Buffer&, const FieldLayout&,
-                                                 const CartesianDecomposition&, MPI_Comm);
+                                                 const CartesianDecomposition&,
+                                                  const BoundedCollectives&);
 template std::vector<double> gather_global<double>(const Buffer&, const FieldLayout&,
-                                                   const CartesianDecomposition&, MPI_Comm);
+                                                   const CartesianDecomposition&,
+                                                  const BoundedCollectives&);
 
 }  // namespace haloflow::models

@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/decomposition.hpp"
 #include "haloflow/halo.hpp"
@@ -19,11 +20,12 @@ template <class T>
 [[nodiscard]] std::vector<T> owned_values(const Buffer& field, const FieldLayout& layout);
 
 //! \brief On rank 0: the global field (global_cells of `grid`, x fastest) from every rank's owned
-//! cells (MPI_Gatherv); on other ranks: empty. Collective over `communicator`.
-//! \throws Error when a rank's share exceeds MPI's count limit, or an MPI call fails.
+//! cells (MPI_Gatherv); on other ranks: empty. Collective over `collectives`' communicator.
+//! \throws Error when a rank's share exceeds MPI's count limit, an MPI call fails or a rank does
+//! not take part within the timeout.
 template <class T>
 [[nodiscard]] std::vector<T> gather_global(const Buffer& field, const FieldLayout& layout,
                                            const CartesianDecomposition& grid,
-                                           MPI_Comm communicator);
+                                           const BoundedCollectives& collectives);
 
 }  // namespace haloflow::models

@@ -56,7 +56,8 @@ struct RunOptions {
   //! A rank that is its own neighbour copies those halos on the device; false sends them through
   //! MPI like any other (ExchangeOptions::self_on_device: the host path measured on one rank).
   bool self_on_device = true;
-  //! A neighbour that has not answered the halo exchange after this long ends the run.
+  //! A rank that has not answered a halo exchange or a collective (a norm, a time step, a
+  //! gather, the step times) after this long ends the run (run.timeout_s, --timeout).
   std::chrono::duration<double> exchange_timeout = std::chrono::seconds(60);
   //! Called on every rank (collectively) after each `output_every`-th timed step and after the
   //! last, with the current field. Unset: no copy, no synchronisation.

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <vector>
 
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
@@ -16,12 +17,12 @@
 namespace haloflow::models {
 
 OverlapTimes measure_overlap(const FramePlan& plan, ExecutorKind executor, int rounds,
-                             MPI_Comm communicator) {
+                             const BoundedCollectives& collectives) {
   Frame whole(plan, executor);
   Frame interior(plan.only(Lane::bulk), executor);
   Frame chain(plan.only(Lane::communication), executor);
   const auto timed = [&](Frame& frame) {
-    HALOFLOW_MPI(MPI_Barrier(communicator), "the overlap measurement");
+    collectives.barrier("the overlap measurement");
     const auto start = std::chrono::steady_clock::now();
     frame.run();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -38,8 +39,8 @@ OverlapTimes measure_overlap(const FramePlan& plan, ExecutorKind executor, int r
   }
   const std::array<double, 3> mine = {median(whole_s), median(interior_s), median(chain_s)};
   std::array<double, 3> slowest{};
-  HALOFLOW_MPI(MPI_Allreduce(mine.data(), slowest.data(), 3, MPI_DOUBLE, MPI_MAX, communicator),
-               "the overlap measurement");
+  collectives.allreduce(mine.data(), slowest.data(), 3, MPI_DOUBLE, MPI_MAX,
+                        "the overlap measurement's slowest rank");
   return OverlapTimes{.measured = true,
                       .frame_s = slowest[0],
                       .interior_s = slowest[1],
@@ -57,11 +58,12 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
                             hooks.load ? "" : " (this model cannot restart)"));
   }
   const int first = restart ? run.restart_step : 0;
+  const BoundedCollectives collectives(communicator, run.exchange_timeout);
   StepClock clock(backend_of(run.executor), run.steps - first);
   OverlapTimes overlap;
   if (run.measure_overlap && hooks.step_plan != nullptr && run.executor != ExecutorKind::host) {
     overlap = measure_overlap(*hooks.step_plan, run.executor, std::max(run.overlap_rounds, 1),
-                              communicator);
+                              collectives);
   }
   if (run.observer != nullptr) run.observer->frames_ready(hooks.frames);
   if (restart) {
@@ -72,7 +74,7 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
     hooks.settle();
     hooks.reset();
   }
-  HALOFLOW_MPI(MPI_Barrier(communicator), "starting the timed steps");
+  collectives.barrier("starting the timed steps");
   const auto start = std::chrono::steady_clock::now();
   const int every = std::max(run.progress_every, 1);
   int reported = first;
@@ -116,7 +118,8 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
   if (run.progress) report_progress();
   StepTimes times;
   static_cast<haloflow::StepTimes&>(times) =
-      slowest_rank(summarize_steps(clock.step_seconds(), run.steps - first, total), communicator);
+      slowest_rank(summarize_steps(clock.step_seconds(), run.steps - first, total), communicator,
+                   run.exchange_timeout);
   times.overlap = overlap;
   return times;
 }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/frame.hpp"
 #include "haloflow/plan.hpp"
 
@@ -41,13 +42,15 @@ struct StepHooks {
 };
 
 //! \brief Times `plan` as a whole frame, its bulk lane alone and its communication lane alone,
-//! `rounds` times each in turn (ranks start each frame together). Collective; the frames write
-//! whatever the plan's kernels write, so the model's fields must be reset afterwards.
+//! `rounds` times each in turn (ranks start each frame together). Collective over
+//! `collectives`' communicator, each call bounded; the frames write whatever the plan's kernels
+//! write, so the model's fields must be reset afterwards.
 [[nodiscard]] OverlapTimes measure_overlap(const FramePlan& plan, ExecutorKind executor, int rounds,
-                                           MPI_Comm communicator);
+                                           const BoundedCollectives& collectives);
 
 //! \brief Runs `run.warmup` steps, resets, then `run.steps` timed steps. Collective over
-//! `communicator` (a barrier before the timed steps; the times are the slowest rank's).
+//! `communicator` (a barrier before the timed steps; the times are the slowest rank's), each
+//! collective bounded by `run.exchange_timeout`.
 [[nodiscard]] StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator,
                                         const StepHooks& hooks);
 

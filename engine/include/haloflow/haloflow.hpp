@@ -6,6 +6,7 @@
 //! by a C++ compiler it brings every header that compiles without CUDA.
 
 #include "haloflow/argument_check.hpp"
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/decomposition.hpp"
 #include "haloflow/device.hpp"

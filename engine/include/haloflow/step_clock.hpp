@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -73,8 +74,10 @@ struct StepTimes {
                                         double total_s);
 
 //! \brief Each figure of `mine` replaced by its largest value over the ranks of `communicator`:
-//! the slowest rank's, which is what bounds a bulk-synchronous run. Collective.
-//! \throws Error for a failed MPI call.
-[[nodiscard]] StepTimes slowest_rank(const StepTimes& mine, MPI_Comm communicator);
+//! the slowest rank's, which is what bounds a bulk-synchronous run. Collective, bounded by
+//! `timeout` (BoundedCollectives). \throws Error for a failed MPI call or a rank that does not
+//! reach the reduction in time.
+[[nodiscard]] StepTimes slowest_rank(const StepTimes& mine, MPI_Comm communicator,
+                                     std::chrono::duration<double> timeout = std::chrono::seconds(60));
 
 }  // namespace haloflow
