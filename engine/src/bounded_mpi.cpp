@@ -23,14 +23,24 @@ using Seconds = std::chrono::duration<double>;
 using Note = std::array<long long, 3>;
 constexpr int kAsk = 1;     // "I timed out in collective #k: where are you?"
 constexpr int kAnswer = 2;  // "I am in (or past) collective #n"
+// Until the private duplicate exists (the first bounded call on a communicator) the notes travel
+// on the communicator itself, with tags no haloflow code uses (MPI guarantees tags to 32767).
+constexpr int kParentTagBase = 32760;
+
+// Where notes travel: the private duplicate, or the communicator itself with reserved tags.
+struct Channel {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int tag_base = 0;
+};
 
 // What a communicator's bounded calls keep between calls: the private duplicate the notes travel
 // on (so they can never match the caller's own messages), and how many bounded calls were made.
 struct Watch {
+  MPI_Comm parent = MPI_COMM_NULL;
   MPI_Comm notes = MPI_COMM_NULL;
   MPI_Request duplicating = MPI_REQUEST_NULL;
   long long calls = 0;
-  // Answers still being sent (their buffers must live until then).
+  // Notes still being sent (their buffers must live until then).
   std::list<std::pair<MPI_Request, Note>> sending;
 };
 
@@ -63,6 +73,7 @@ Watch& watch_of(MPI_Comm communicator) {
                "the bounded collectives' attribute");
   if (found != 0) return *static_cast<Watch*>(value);
   auto* watch = new Watch;
+  watch->parent = communicator;
   HALOFLOW_MPI(MPI_Comm_idup(communicator, &watch->notes, &watch->duplicating),
                "the bounded collectives' private communicator");
   HALOFLOW_MPI(MPI_Comm_set_attr(communicator, watch_key(), watch),
@@ -70,7 +81,7 @@ Watch& watch_of(MPI_Comm communicator) {
   return *watch;
 }
 
-bool notes_ready(Watch& watch) {
+bool duplicate_ready(Watch& watch) {
   if (watch.duplicating != MPI_REQUEST_NULL) {
     int done = 0;
     HALOFLOW_MPI(MPI_Test(&watch.duplicating, &done, MPI_STATUS_IGNORE),
@@ -79,11 +90,23 @@ bool notes_ready(Watch& watch) {
   return watch.duplicating == MPI_REQUEST_NULL && watch.notes != MPI_COMM_NULL;
 }
 
-void send_note(Watch& watch, int to, const Note& note) {
+// The channels a note may arrive on: the duplicate once it exists, and the communicator itself
+// (a rank whose duplicate is not made yet asks there).
+std::vector<Channel> listening(Watch& watch) {
+  std::vector<Channel> channels{{watch.parent, kParentTagBase}};
+  if (duplicate_ready(watch)) channels.push_back({watch.notes, 0});
+  return channels;
+}
+
+Channel speaking(Watch& watch) {
+  return duplicate_ready(watch) ? Channel{watch.notes, 0} : Channel{watch.parent, kParentTagBase};
+}
+
+void send_note(Watch& watch, const Channel& channel, int to, const Note& note) {
   watch.sending.emplace_back(MPI_REQUEST_NULL, note);
   auto& [request, buffer] = watch.sending.back();
-  HALOFLOW_MPI(MPI_Isend(buffer.data(), 3, MPI_LONG_LONG, to, static_cast<int>(note[0]),
-                         watch.notes, &request),
+  HALOFLOW_MPI(MPI_Isend(buffer.data(), 3, MPI_LONG_LONG, to,
+                         channel.tag_base + static_cast<int>(note[0]), channel.comm, &request),
                "a note on a collective's timeout");
 }
 
@@ -95,29 +118,32 @@ void forget_sent(Watch& watch) {
   });
 }
 
-// One note of kind `tag` waiting for this rank, if any.
-bool receive_note(Watch& watch, int tag, Note& note, int& from) {
+// One note of `kind` waiting for this rank on `channel`, if any.
+bool receive_note(const Channel& channel, int kind, Note& note, int& from) {
   int waiting = 0;
   MPI_Status status;
-  HALOFLOW_MPI(MPI_Iprobe(MPI_ANY_SOURCE, tag, watch.notes, &waiting, &status),
+  const int tag = channel.tag_base + kind;
+  HALOFLOW_MPI(MPI_Iprobe(MPI_ANY_SOURCE, tag, channel.comm, &waiting, &status),
                "a note on a collective's timeout");
   if (waiting == 0) return false;
   from = status.MPI_SOURCE;
-  HALOFLOW_MPI(MPI_Recv(note.data(), 3, MPI_LONG_LONG, from, tag, watch.notes, MPI_STATUS_IGNORE),
+  HALOFLOW_MPI(MPI_Recv(note.data(), 3, MPI_LONG_LONG, from, tag, channel.comm, MPI_STATUS_IGNORE),
                "a note on a collective's timeout");
   return true;
 }
 
-// Answers every rank that asked where this one is; \returns who asked and at which collective.
+// Answers every rank that asked where this one is (on the channel it asked on); \returns who
+// asked and at which collective.
 std::vector<std::pair<int, long long>> answer_questions(Watch& watch) {
   std::vector<std::pair<int, long long>> askers;
-  if (!notes_ready(watch)) return askers;
   forget_sent(watch);
-  Note note{};
-  int from = 0;
-  while (receive_note(watch, kAsk, note, from)) {
-    send_note(watch, from, {kAnswer, note[1], watch.calls});
-    askers.emplace_back(from, note[1]);
+  for (const Channel& channel : listening(watch)) {
+    Note note{};
+    int from = 0;
+    while (receive_note(channel, kAsk, note, from)) {
+      send_note(watch, channel, from, {kAnswer, note[1], watch.calls});
+      askers.emplace_back(from, note[1]);
+    }
   }
   return askers;
 }
@@ -149,17 +175,14 @@ std::string listed(MPI_Comm communicator, const std::vector<int>& ranks) {
   return text;
 }
 
-// After this rank's timeout in collective #`call`: asks the others where they are, for a grace
-// period, and \returns the sentence that names the ranks not heard from.
+// After this rank's timeout in its current collective: asks the others where they are, for a
+// grace period, and \returns the sentence that names the ranks not heard from.
 std::string ask_the_others(Watch& watch, MPI_Comm communicator, int rank, int ranks,
                            Seconds timeout) {
-  if (!notes_ready(watch)) {
-    return "the other ranks could not be asked (this was the communicator's first bounded call: "
-           "its private duplicate was still being made)";
-  }
   const long long call = watch.calls;
+  const Channel channel = speaking(watch);
   for (int other = 0; other < ranks; ++other) {
-    if (other != rank) send_note(watch, other, {kAsk, call, call});
+    if (other != rank) send_note(watch, channel, other, {kAsk, call, call});
   }
   // Ranks waiting in a bounded call answer within microseconds; a quarter of the timeout (at
   // least 0.2 s, at most 1 s) leaves time to end every rank within the timeout + 2 s.
@@ -167,17 +190,17 @@ std::string ask_the_others(Watch& watch, MPI_Comm communicator, int rank, int ra
   const auto until = Clock::now() + grace;
   std::vector<long long> heard(static_cast<std::size_t>(ranks), -1);
   heard[static_cast<std::size_t>(rank)] = call;
-  const auto silent = [&] {
-    return std::count(heard.begin(), heard.end(), -1);
-  };
+  const auto silent = [&] { return std::count(heard.begin(), heard.end(), -1); };
   while (Clock::now() < until && silent() > 0) {
     for (const auto& [asker, at] : answer_questions(watch)) {
       heard[static_cast<std::size_t>(asker)] = at;
     }
-    Note note{};
-    int from = 0;
-    while (receive_note(watch, kAnswer, note, from)) {
-      if (note[1] == call) heard[static_cast<std::size_t>(from)] = note[2];
+    for (const Channel& on : listening(watch)) {
+      Note note{};
+      int from = 0;
+      while (receive_note(on, kAnswer, note, from)) {
+        if (note[1] == call) heard[static_cast<std::size_t>(from)] = note[2];
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }

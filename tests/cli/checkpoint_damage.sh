@@ -2,8 +2,10 @@
 # Copies a run directory's checkpoints, damages one file, and restarts from the copy.
 # usage: checkpoint_damage.sh MODE SOURCE_RUN_DIR WORK_DIR COMMAND...
 #   MODE: truncate (the last 7 bytes of rank 0's file cut off), truncate_header (rank 0's file cut
-#   to 20 bytes), flip (one payload byte of rank 1's file inverted), none (as written: the command
-#   itself is the mismatch, another case or another rank count).
+#   to 20 bytes), flip (one payload byte of rank 1's file inverted), flip_header (a bit of the rank
+#   count in rank 0's header flipped), fifo (rank 0's file replaced by a FIFO nobody writes),
+#   device (rank 0's file replaced by a link to /dev/zero), none (as written: the command itself
+#   is the mismatch, another case or another rank count). The newest checkpoint is damaged.
 # COMMAND gets "--restart WORK_DIR" appended; its output is shown, then "exit=STATUS".
 mode=$1
 source=$2
@@ -25,6 +27,15 @@ case $mode in
     byte=$(od -An -tu1 -j "$at" -N1 "$rank1" | tr -d ' ')
     printf "$(printf '\\%03o' $((255 - byte)))" |
       dd of="$rank1" bs=1 seek="$at" conv=notrunc 2>/dev/null ;;
+  flip_header)
+    # The rank count (a 4-byte field at offset 16): 2 becomes 3.
+    byte=$(od -An -tu1 -j 16 -N1 "$rank0" | tr -d ' ')
+    printf "$(printf '\\%03o' $((byte ^ 1)))" |
+      dd of="$rank0" bs=1 seek=16 conv=notrunc 2>/dev/null ;;
+  fifo)
+    rm -f "$rank0" && mkfifo "$rank0" ;;
+  device)
+    rm -f "$rank0" && ln -s /dev/zero "$rank0" ;;
   none) ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # A peer that stops answering in the middle of a run: two ranks step a model, rank 1 is stopped
-# (SIGSTOP) once they are well into their steps, and the live rank must end the whole run with a
-# message naming rank 1 within the exchange timeout + 2 s.
+# once they are well into their steps, and the live rank must end the whole run with a message
+# naming rank 1 within the timeout + 2 s.
 #   silent_peer.sh MPIEXEC NUMPROC_FLAG TIMEOUT PROGRAM [program arguments...]
-# Exit: 0 as required, 1 otherwise, 77 the program skipped (no GPU for its executor).
+# FAULT (environment) says how rank 1 goes silent:
+#   stop (default): SIGSTOP from here, 4 s into the run (most likely inside a halo exchange);
+#   collective: rank 1 stops itself right before its first collective CALL (MPI_Iallreduce, ...)
+#     2 s into the run, through the fault injector STOPPER (a library preloaded under mpiexec);
+#   kill: kill -9 of rank 1, 4 s into the run (the launcher must end the job).
+# EXPECT (environment): the regular expression the output must match (default: the exchange's
+# "no halo arrived from rank 1"). Exit: 0 as required, 1 otherwise, 77 the program skipped (no
+# GPU for its executor).
 set -uo pipefail
 mpiexec=$1 numproc_flag=$2 timeout=$3 program=$4
 shift 4
@@ -18,17 +25,36 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-"$mpiexec" "$numproc_flag" 2 "$program" "$@" --timeout "$timeout" >"$log" 2>&1 &
+fault=${FAULT:-stop}
+expect=${EXPECT:-no halo arrived from rank 1}
+injector=()
+if [[ $fault == collective ]]; then
+  injector=(env "LD_PRELOAD=$STOPPER" HALOFLOW_STOP_RANK=1 "HALOFLOW_STOP_CALL=$CALL"
+            HALOFLOW_STOP_AFTER_S=2)
+fi
+"$mpiexec" "$numproc_flag" 2 "${injector[@]}" "$program" "$@" --timeout "$timeout" >"$log" 2>&1 &
 launcher=$!
 
-# Rank 1 of this launch: a process of this program whose environment says PMI_RANK=1.
+# Whether process $1 descends from process $2 (another test may run the same program).
+descends_from() {
+  local pid=$1
+  while [[ -n $pid && $pid != 0 && $pid != 1 ]]; do
+    [[ $pid == "$2" ]] && return 0
+    pid=$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null)
+  done
+  return 1
+}
+
+# The ranks of this launch: its processes of this program whose environment says PMI_RANK=0 or 1.
 rank_one=""
+rank_zero=""
 for _ in $(seq 200); do
   for pid in $(pgrep -f -- "$program" || true); do
     [[ $pid == "$launcher" ]] && continue
-    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx 'PMI_RANK=1'; then
-      rank_one=$pid
-    fi
+    descends_from "$pid" "$launcher" || continue
+    environment=$({ tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null)
+    grep -qx 'PMI_RANK=1' <<<"$environment" && rank_one=$pid
+    grep -qx 'PMI_RANK=0' <<<"$environment" && rank_zero=$pid
   done
   [[ -n $rank_one ]] && break
   kill -0 "$launcher" 2>/dev/null || break
@@ -43,17 +69,26 @@ if [[ -z $rank_one ]]; then
   exit 1
 fi
 
-# Well into the steps (start-up and warm-up take well under this), then silence.
-sleep 4
-if ! kill -0 "$launcher" 2>/dev/null; then
+ended_early() {
   wait "$launcher"
   status=$?
   cat "$log"
   ((status == 77)) && exit 77
-  echo "silent_peer: the run ended before rank 1 was stopped (make it longer)"
+  echo "silent_peer: the run ended before rank 1 went silent (make it longer)"
   exit 1
+}
+if [[ $fault == collective ]]; then
+  # Rank 1 stops itself: the clock starts when its state turns to T (stopped).
+  until [[ $(awk '{ print $3 }' "/proc/$rank_one/stat" 2>/dev/null) == T ]]; do
+    kill -0 "$launcher" 2>/dev/null || ended_early
+    sleep 0.01
+  done
+else
+  # Well into the steps (start-up and warm-up take well under this), then silence.
+  sleep 4
+  kill -0 "$launcher" 2>/dev/null || ended_early
+  if [[ $fault == kill ]]; then kill -KILL "$rank_one"; else kill -STOP "$rank_one"; fi
 fi
-kill -STOP "$rank_one"
 stopped=$(date +%s.%N)
 
 bound=$(awk -v t="$timeout" 'BEGIN { print t + 2 }')
@@ -62,7 +97,7 @@ while kill -0 "$launcher" 2>/dev/null; do
   if awk -v s="$stopped" -v now="$(date +%s.%N)" -v g="$give_up" 'BEGIN { exit !(now - s > g) }'
   then
     kill -KILL "$rank_one" 2>/dev/null
-    pkill -KILL -f -- "$program" 2>/dev/null
+    [[ -n $rank_zero ]] && kill -KILL "$rank_zero" 2>/dev/null
     cat "$log"
     echo "FAILED: the live rank still ran $give_up s after rank 1 stopped (a hang)"
     exit 1
@@ -75,15 +110,15 @@ status=$?
 kill -KILL "$rank_one" 2>/dev/null
 took=$(awk -v s="$stopped" -v e="$ended" 'BEGIN { printf "%.2f", e - s }')
 cat "$log"
-echo "silent_peer: rank 1 stopped; the run ended $took s later with exit status $status" \
+echo "silent_peer: rank 1 silent ($fault); the run ended $took s later with exit status $status" \
   "(bound: timeout $timeout s + 2 s = $bound s)"
 failed=0
 if ((status == 0)); then
   echo "FAILED: the run reported success"
   failed=1
 fi
-if ! grep -q "no halo arrived from rank 1" "$log"; then
-  echo "FAILED: no message naming rank 1"
+if ! grep -Eq -- "$expect" "$log"; then
+  echo "FAILED: no message matching: $expect"
   failed=1
 fi
 if awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t > b) }'; then

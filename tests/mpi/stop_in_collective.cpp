@@ -1,0 +1,81 @@
+// A fault injector for the fault tests, preloaded (LD_PRELOAD) under mpiexec: through MPI's
+// profiling interface it sees every nonblocking collective a haloflow command starts, and stops
+// one rank (SIGSTOP, as a scheduler freezing a process) right before one, so that the others are
+// the ones waiting in it. No haloflow code knows about it.
+//   HALOFLOW_STOP_RANK=R        the rank of MPI_COMM_WORLD that stops
+//   HALOFLOW_STOP_CALL=NAME     MPI_Iallreduce, MPI_Ibcast, MPI_Ibarrier, MPI_Igather, MPI_Igatherv
+//                               or any
+//   HALOFLOW_STOP_AFTER_S=T     the first such call at least T seconds after the process started
+//                               (well into the steps, whatever the start-up's collectives)
+
+#include <mpi.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+const auto loaded = std::chrono::steady_clock::now();
+bool stopped = false;
+
+void maybe_stop(const char* call) {
+  if (stopped) return;
+  const char* rank_text = std::getenv("HALOFLOW_STOP_RANK");
+  const char* wanted = std::getenv("HALOFLOW_STOP_CALL");
+  const char* after_text = std::getenv("HALOFLOW_STOP_AFTER_S");
+  if (rank_text == nullptr || wanted == nullptr) return;
+  if (std::strcmp(wanted, "any") != 0 && std::strcmp(wanted, call) != 0) return;
+  const double after = after_text != nullptr ? std::atof(after_text) : 0.0;
+  if (std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded).count() < after) {
+    return;
+  }
+  int rank = -1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != std::atoi(rank_text)) return;
+  stopped = true;
+  std::fprintf(stderr, "stop_in_collective: rank %d stops before %s\n", rank, call);
+  std::fflush(stderr);
+  std::raise(SIGSTOP);
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Iallreduce(const void* send, void* receive, int count, MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request) {
+  maybe_stop("MPI_Iallreduce");
+  return PMPI_Iallreduce(send, receive, count, type, op, comm, request);
+}
+
+int MPI_Ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+               MPI_Request* request) {
+  maybe_stop("MPI_Ibcast");
+  return PMPI_Ibcast(buffer, count, type, root, comm, request);
+}
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  maybe_stop("MPI_Ibarrier");
+  return PMPI_Ibarrier(comm, request);
+}
+
+int MPI_Igather(const void* send, int send_count, MPI_Datatype send_type, void* receive,
+                int receive_count, MPI_Datatype receive_type, int root, MPI_Comm comm,
+                MPI_Request* request) {
+  maybe_stop("MPI_Igather");
+  return PMPI_Igather(send, send_count, send_type, receive, receive_count, receive_type, root,
+                      comm, request);
+}
+
+int MPI_Igatherv(const void* send, int send_count, MPI_Datatype send_type, void* receive,
+                 const int* receive_counts, const int* displacements, MPI_Datatype receive_type,
+                 int root, MPI_Comm comm, MPI_Request* request) {
+  maybe_stop("MPI_Igatherv");
+  return PMPI_Igatherv(send, send_count, send_type, receive, receive_counts, displacements,
+                       receive_type, root, comm, request);
+}
+
+}  // extern "C"
