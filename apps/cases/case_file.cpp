@@ -7,8 +7,8 @@
 #include "haloflow/error.hpp"
 #include "json_fields.hpp"
 #include "json_input.hpp"
-#include "printable.hpp"
 #include "machine_fit.hpp"
+#include "printable.hpp"
 
 namespace haloflow::cases {
 namespace {
@@ -156,11 +156,11 @@ void check_top_keys(JsonFields& fields, const nlohmann::json& root, const std::s
   for (const auto& [key, value] : root.items()) {
     if (contains(allowed, key)) continue;
     if (contains(names, key)) {
-      fields.report(input::pointer_to("", key), model.empty()
-                                   ? fmt::format("needs \"model\": \"{}\"", key)
-                                   : fmt::format("is the section of model {}; this case's model "
-                                                 "is {} (its section: /{})",
-                                                 key, model, model));
+      fields.report(input::pointer_to("", key),
+                    model.empty() ? fmt::format("needs \"model\": \"{}\"", key)
+                                  : fmt::format("is the section of model {}; this case's model "
+                                                "is {} (its section: /{})",
+                                                key, model, model));
       continue;
     }
     std::vector<std::string> known = allowed;

@@ -39,9 +39,10 @@ std::vector<int> complete_steps_everywhere(const CaseFile& c, const std::string&
       throw Error(fmt::format("--restart {}: no such directory", input::printable(restart, 300)));
     }
     if (!std::filesystem::is_directory(status)) {
-      throw Error(fmt::format("--restart {}: is not a directory; expected a run directory (with "
-                              "checkpoints/ in it)",
-                              input::printable(restart, 300)));
+      throw Error(
+          fmt::format("--restart {}: is not a directory; expected a run directory (with "
+                      "checkpoints/ in it)",
+                      input::printable(restart, 300)));
     }
     steps = outputs::complete_checkpoints(from);
   });
@@ -90,15 +91,16 @@ Restart choose_restart(const CaseFile& c, const std::string& restart, int step,
   Restart chosen{.from = std::filesystem::path(restart) / "checkpoints"};
   const std::vector<int> steps = complete_steps_everywhere(c, restart, chosen.from, mpi);
   if (steps.empty()) {
-    throw CollectiveError(fmt::format(
-        "--restart {}: no complete checkpoint in {} (run with run.checkpoint_every or "
-        "--checkpoint-every first)",
-        shown, input::printable(chosen.from.string(), 300)));
+    throw CollectiveError(
+        fmt::format("--restart {}: no complete checkpoint in {} (run with run.checkpoint_every or "
+                    "--checkpoint-every first)",
+                    shown, input::printable(chosen.from.string(), 300)));
   }
   if (step >= 0 && std::find(steps.begin(), steps.end(), step) == steps.end()) {
-    throw CollectiveError(fmt::format("--restart {} --step {}: no complete checkpoint of step {}; "
-                                      "the complete ones are of steps {}",
-                                      shown, step, step, fmt::join(steps, ", ")));
+    throw CollectiveError(
+        fmt::format("--restart {} --step {}: no complete checkpoint of step {}; "
+                    "the complete ones are of steps {}",
+                    shown, step, step, fmt::join(steps, ", ")));
   }
   chosen.step = step >= 0 ? step : steps.front();
   if (chosen.step > c.run.steps) {
@@ -157,9 +159,8 @@ void set_up_checkpoints(const CaseFile& c, const Restart* restart, const std::fi
                      int done, const std::vector<unsigned char>& state) {
     std::string failure;
     try {
-      outputs::write_checkpoint(directory, out,
-                                {.case_hash = hash, .rank = rank, .ranks = ranks, .step = done},
-                                state);
+      outputs::write_checkpoint(
+          directory, out, {.case_hash = hash, .rank = rank, .ranks = ranks, .step = done}, state);
     } catch (const Error& write_error) {
       failure = write_error.what();
     }

@@ -18,8 +18,8 @@ namespace haloflow::cases {
 
 //! The checkpoint a run continues from.
 struct Restart {
-  std::filesystem::path from;  //!< RUN_DIR/checkpoints of --restart
-  int step = 0;                //!< the timed steps it holds
+  std::filesystem::path from;        //!< RUN_DIR/checkpoints of --restart
+  int step = 0;                      //!< the timed steps it holds
   std::vector<unsigned char> state;  //!< this rank's state
 };
 

@@ -196,11 +196,10 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
   const auto device = current_device();
   const MachineLimits limits{.ranks = mpi.world_size(),
                              .memory_gib = device ? device->memory_gib : 16.0};
-  const CaseFile c =
-      read_case_everywhere(options.case_path, limits, mpi, kDefaultTimeout,
-                           [&](nlohmann::json& root_json) {
-                             override_exchange(root_json, options.handoff, options.transport);
-                           });
+  const CaseFile c = read_case_everywhere(
+      options.case_path, limits, mpi, kDefaultTimeout, [&](nlohmann::json& root_json) {
+        override_exchange(root_json, options.handoff, options.transport);
+      });
   ExecutorKind kind = ExecutorKind::host;
   try {
     kind = choose_replay_executor(options.executor, have_gpu);

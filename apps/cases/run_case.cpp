@@ -178,8 +178,9 @@ int run_case(const RunFlags& flags, const MpiSession& mpi) {
   const MachineLimits limits{.ranks = mpi.world_size(), .memory_gib = memory_gib(device)};
   // Before the case is read only --timeout can bound its broadcast.
   const Seconds case_timeout = flags.timeout_s > 0 ? Seconds(flags.timeout_s) : kDefaultTimeout;
-  CaseFile c = read_case_everywhere(flags.case_path, limits, mpi, case_timeout,
-                                    [&](nlohmann::json& root_json) { apply_flags(flags, root_json); });
+  CaseFile c =
+      read_case_everywhere(flags.case_path, limits, mpi, case_timeout,
+                           [&](nlohmann::json& root_json) { apply_flags(flags, root_json); });
   const Seconds timeout(c.run.timeout_s);
   choose_run_directory(c, flags.force, mpi);
 
@@ -201,9 +202,10 @@ int run_case(const RunFlags& flags, const MpiSession& mpi) {
     if (!flags.dot_path.empty()) outputs::refuse_existing(flags.dot_path, flags.force);
     if (!flags.dump.empty()) outputs::refuse_existing(flags.dump, flags.force);
     if (!flags.restart.empty() && same_directory(flags.restart, out)) {
-      throw Error(fmt::format("--restart {} is also the run directory: the new run would replace "
-                              "the checkpoints it continues from; choose another --out",
-                              input::printable(flags.restart, 300)));
+      throw Error(
+          fmt::format("--restart {} is also the run directory: the new run would replace "
+                      "the checkpoints it continues from; choose another --out",
+                      input::printable(flags.restart, 300)));
     }
   });
   // A refused restart is reported before anything is written.

@@ -25,7 +25,7 @@ struct RunFlags {
   int checkpoint_every = -1;
   std::string restart;    //!< a run directory whose newest complete checkpoint to continue
   int restart_step = -1;  //!< --step: continue from this complete checkpoint instead
-  std::string dump;     //!< rank 0 writes the final global field here (raw)
+  std::string dump;       //!< rank 0 writes the final global field here (raw)
   int output_every = -1;
   std::string handoff;    //!< the exchange's handoff (auto, host-node, proxy)
   std::string transport;  //!< the exchange's transport (auto, mpi, nccl)

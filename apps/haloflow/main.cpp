@@ -13,9 +13,9 @@
 #include <optional>
 #include <thread>
 
+#include "case_file.hpp"
 #include "collective.hpp"
 #include "commands.hpp"
-#include "case_file.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "printable.hpp"
 #include "replay.hpp"
@@ -24,37 +24,40 @@
 using haloflow::app::replay_command;
 using haloflow::app::show_info;
 using haloflow::cases::CollectiveError;
-using haloflow::input::printable_message;
 using haloflow::cases::run_case;
 using haloflow::cases::RunFlags;
 using haloflow::cases::validate_case;
 using haloflow::cases::ValidateFlags;
+using haloflow::input::printable_message;
 
 namespace {
 
 // A path option given as "" is an error, not "not given".
 const CLI::Validator kNotEmpty(
     [](const std::string& value) {
-      return value.empty() ? std::string("an empty path is not allowed; expected a file or "
-                                         "directory name")
+      return value.empty() ? std::string(
+                                 "an empty path is not allowed; expected a file or "
+                                 "directory name")
                            : std::string();
     },
     "PATH", "not empty");
 
-// A number that must be finite and positive: CLI11's PositiveNumber lets NaN through (every
-// comparison with NaN is false).
-CLI::Validator positive_below(double largest) {
+// A finite number in [low, high] (above low when `above_low`): CLI11's PositiveNumber and Range
+// let NaN through (every comparison with NaN is false).
+CLI::Validator finite_between(double low, double high, bool above_low) {
   return CLI::Validator(
-      [largest](const std::string& value) {
+      [=](const std::string& value) {
         double number = 0;
-        if (!CLI::detail::lexical_cast(value, number) || !std::isfinite(number) || number <= 0 ||
-            number > largest) {
-          return fmt::format("{} is not allowed; expected a number above 0 and at most {}",
-                             haloflow::input::printable(value), largest);
+        const bool parsed = CLI::detail::lexical_cast(value, number);
+        if (parsed && std::isfinite(number) && (above_low ? number > low : number >= low) &&
+            number <= high) {
+          return std::string();
         }
-        return std::string();
+        return fmt::format("{} is not allowed; expected a number {} {} and at most {}",
+                           haloflow::input::printable(value), above_low ? "above" : "from", low,
+                           high);
       },
-      fmt::format("NUMBER in (0, {}]", largest));
+      fmt::format("NUMBER in {}{}, {}]", above_low ? "(" : "[", low, high));
 }
 
 }  // namespace
@@ -92,11 +95,11 @@ int main(int argc, char** argv) {
   run->add_option("--checkpoint-every", options.checkpoint_every,
                   "models: a checkpoint every N steps into RUN_DIR/checkpoints; 0: none")
       ->check(CLI::Range(0, 100000000));
-  auto* restart = run->add_option(
-                         "--restart", options.restart,
-                         "models: continue from the newest complete checkpoint of this run "
-                         "directory (or the one --step names)")
-                     ->check(kNotEmpty);
+  auto* restart =
+      run->add_option("--restart", options.restart,
+                      "models: continue from the newest complete checkpoint of this run "
+                      "directory (or the one --step names)")
+          ->check(kNotEmpty);
   run->add_option("--step", options.restart_step,
                   "models, with --restart: continue from the complete checkpoint of this step")
       ->check(CLI::Range(0, 100000000))
@@ -108,7 +111,7 @@ int main(int argc, char** argv) {
   run->add_option("--timeout", options.timeout_s,
                   "models: seconds a halo exchange or a collective may wait for the other ranks "
                   "before the run ends naming them (default: the case's run.timeout_s, 60)")
-      ->check(positive_below(haloflow::cases::kMaxTimeout));
+      ->check(finite_between(haloflow::cases::kMinTimeout, haloflow::cases::kMaxTimeout, false));
   run->add_option("--output-every", options.output_every,
                   "models: VTK every N steps and after the last; 0: only after the last")
       ->check(CLI::Range(0, 100000000));
@@ -133,7 +136,7 @@ int main(int argc, char** argv) {
   validate
       ->add_option("--memory-gib", validate_options.memory_gib,
                    "memory per rank, GiB (default: the device's, or 16 without one)")
-      ->check(positive_below(1e6));
+      ->check(finite_between(0, 1e6, true));
   haloflow::cases::ReplayOptions replay_options;
   auto* replay = app.add_subcommand(
       "replay",
@@ -147,16 +150,19 @@ int main(int argc, char** argv) {
   replay->add_option("--executor", replay_options.executor, "which executor to record")
       ->check(CLI::IsMember({"auto", "graph", "host"}))
       ->capture_default_str();
-  replay->add_option("--trace", replay_options.trace_path,
-                     "write the recording as Chrome trace-event JSON (Perfetto opens it)")
+  replay
+      ->add_option("--trace", replay_options.trace_path,
+                   "write the recording as Chrome trace-event JSON (Perfetto opens it)")
       ->check(kNotEmpty);
-  replay->add_option("--timeline", replay_options.timeline_path,
-                     "write an SVG timeline, a row per rank and branch")
+  replay
+      ->add_option("--timeline", replay_options.timeline_path,
+                   "write an SVG timeline, a row per rank and branch")
       ->check(kNotEmpty);
   replay->add_option("--window", replay_options.window,
                      "frames the timeline shows, as first:count (default: the median frame)");
-  replay->add_option("--dot", replay_options.dot_path,
-                     "write the plans as DOT (and, for graph, the CUDA graphs to NAME.cuda.dot)")
+  replay
+      ->add_option("--dot", replay_options.dot_path,
+                   "write the plans as DOT (and, for graph, the CUDA graphs to NAME.cuda.dot)")
       ->check(kNotEmpty);
   replay->add_option("--report", replay_options.report_path, "write the overlap report as JSON")
       ->check(kNotEmpty);

@@ -12,18 +12,21 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "executors.hpp"
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/device.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/ranks.hpp"
 #include "json_fields.hpp"
 #include "model.hpp"
+#include "printable.hpp"
 #include "raw_field.hpp"
 
 namespace {
@@ -47,6 +50,21 @@ struct Flags {
   std::string compare;
   double tolerance = 0;
 };
+
+// A finite number in [low, high]: CLI11's own checks let NaN through.
+CLI::Validator finite_between(double low, double high) {
+  return CLI::Validator(
+      [=](const std::string& value) {
+        double number = 0;
+        if (CLI::detail::lexical_cast(value, number) && std::isfinite(number) && number >= low &&
+            number <= high) {
+          return std::string();
+        }
+        return fmt::format("{} is not allowed; expected a number from {} to {}",
+                           haloflow::input::printable(value), low, high);
+      },
+      fmt::format("NUMBER in [{}, {}]", low, high));
+}
 
 // A flag that sets key `key` of the model's section (the reader checks its value).
 template <class T>
@@ -101,13 +119,17 @@ void add_flags(CLI::App& app, Flags& f) {
                  "(the host path, to measure it on one rank)")
       ->check(CLI::IsMember({"device", "mpi"}))
       ->capture_default_str();
-  app.add_option("--timeout", f.timeout_s, "seconds a halo exchange may wait for a neighbour")
+  app.add_option("--timeout", f.timeout_s,
+                 "seconds a halo exchange or a collective may wait for the other ranks")
+      ->check(finite_between(0.1, 86400))
       ->capture_default_str();
   app.add_option("--copy-bandwidth", f.copy_bandwidth, "bytes/s the fraction is reported against")
+      ->check(finite_between(1, 1e15))
       ->capture_default_str();
   app.add_option("--dump", f.dump, "rank 0 writes the global field here (raw values, x fastest)");
   app.add_option("--compare", f.compare, "compare the global field with this raw file");
   app.add_option("--tolerance", f.tolerance, "largest |difference| --compare accepts")
+      ->check(finite_between(0, 1e300))
       ->capture_default_str();
 }
 
@@ -139,7 +161,8 @@ int finish_field(const Flags& f, const models::ModelResult& result, int rank) {
     fmt::print("{}\n", comparison.line);
     status = comparison.ok ? 0 : 1;
   }
-  HALOFLOW_MPI(MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD), "the comparison's verdict");
+  haloflow::BoundedCollectives(MPI_COMM_WORLD, std::chrono::duration<double>(f.timeout_s))
+      .broadcast(&status, 1, MPI_INT, 0, "the comparison's verdict");
   return status;
 }
 
@@ -150,7 +173,10 @@ int run(const Flags& f, const haloflow::MpiSession& mpi) {
     model = read_model(f, mpi.world_size());
   } catch (const haloflow::Error& error) {
     // Every rank read the same flags: one report, no abort.
-    if (mpi.world_rank() == 0) std::fprintf(stderr, "haloflow_model: %s\n", error.what());
+    if (mpi.world_rank() == 0) {
+      std::fprintf(stderr, "haloflow_model: %s\n",
+                   haloflow::input::printable_message(error.what()).c_str());
+    }
     return 1;
   }
   ExecutorKind executor = ExecutorKind::host;
@@ -196,7 +222,8 @@ int main(int argc, char** argv) {
     mpi.emplace(&argc, &argv);
     return run(flags, *mpi);
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "haloflow_model: %s\n", error.what());
+    std::fprintf(stderr, "haloflow_model: %s\n",
+                 haloflow::input::printable_message(error.what()).c_str());
     // Other ranks may be waiting on this one: end them too rather than leave them hanging. A
     // moment first, so that mpiexec forwards this message (and those of ranks that reached the
     // same error) before the abort tears the job down.

@@ -79,9 +79,9 @@ std::optional<std::string> read_input_file(const std::filesystem::path& path,
   }
   if (!S_ISREG(status.st_mode)) {
     throw Error(fmt::format("{}: is {}; expected {}", name,
-                            S_ISDIR(status.st_mode) ? std::string("a directory")
-                                                    : kind_of_file(status.st_mode) +
-                                                          ", not a regular file",
+                            S_ISDIR(status.st_mode)
+                                ? std::string("a directory")
+                                : kind_of_file(status.st_mode) + ", not a regular file",
                             expected));
   }
   const auto size = static_cast<std::uint64_t>(status.st_size);

@@ -114,8 +114,8 @@ class DocumentBuilder {
  private:
   struct Level {
     nlohmann::json* value = nullptr;
-    std::string pointer;  // of this object or array
-    std::string key;      // object: the key of the value that comes next
+    std::string pointer;    // of this object or array
+    std::string key;        // object: the key of the value that comes next
     std::size_t index = 0;  // array: the index of the value that comes next
     std::map<std::string, std::size_t> key_offsets;  // object: where each key starts
   };
@@ -183,9 +183,9 @@ class DocumentBuilder {
   }
 
   bool refuse_long(const std::string& pointer, const std::string& value, const char* what) {
-    return refuse(pointer, fmt::format("a {} of {} bytes ({}); a {} holds at most {} bytes", what,
-                                       value.size(), printable(value, 20), what,
-                                       limits_.string_bytes));
+    return refuse(pointer,
+                  fmt::format("a {} of {} bytes ({}); a {} holds at most {} bytes", what,
+                              value.size(), printable(value, 20), what, limits_.string_bytes));
   }
 
   bool refuse(std::string pointer, std::string problem) {

@@ -50,9 +50,10 @@ void JsonFields::only_keys(const nlohmann::json& object, const std::string& poin
   for (const auto& [key, value] : object.items()) {
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     const auto hint = closest_match(key, allowed);
-    report(pointer_to(pointer, key), fmt::format("unknown key{}; allowed here: {}",
-                                            hint ? fmt::format(" (did you mean '{}'?)", *hint) : "",
-                                            fmt::join(allowed, ", ")));
+    report(pointer_to(pointer, key),
+           fmt::format("unknown key{}; allowed here: {}",
+                       hint ? fmt::format(" (did you mean '{}'?)", *hint) : "",
+                       fmt::join(allowed, ", ")));
   }
 }
 
@@ -130,9 +131,8 @@ std::string JsonFields::choice(const nlohmann::json& value, const std::string& p
 
 void JsonFields::throw_if_any() const {
   if (problems_.empty()) return;
-  std::string message =
-      fmt::format("{}: {} problem{}:", printable(source_, 300), problems_.size(),
-                  problems_.size() == 1 ? "" : "s");
+  std::string message = fmt::format("{}: {} problem{}:", printable(source_, 300), problems_.size(),
+                                    problems_.size() == 1 ? "" : "s");
   for (const auto& problem : problems_) message += "\n  " + problem;
   throw Error(message);
 }

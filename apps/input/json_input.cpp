@@ -17,8 +17,8 @@ std::string read_json_text(const std::filesystem::path& path, const std::string&
                             printable(path.string(), 300)));
   }
   if (text->find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw Error(fmt::format("{}: is empty; expected {}{}", printable(path.string(), 300), expected,
-                            hint));
+    throw Error(
+        fmt::format("{}: is empty; expected {}{}", printable(path.string(), 300), expected, hint));
   }
   return std::move(*text);
 }
@@ -36,9 +36,10 @@ nlohmann::json parse_json(const std::string& text, const std::string& source,
         line_start = i + 1;
       }
     }
-    throw Error(fmt::format("{}: not valid JSON: a NUL byte at line {}, column {} (byte {} of {}); "
-                            "a JSON text holds none",
-                            name, line, nul - line_start + 1, nul + 1, text.size()));
+    throw Error(
+        fmt::format("{}: not valid JSON: a NUL byte at line {}, column {} (byte {} of {}); "
+                    "a JSON text holds none",
+                    name, line, nul - line_start + 1, nul + 1, text.size()));
   }
   nlohmann::json document;
   JsonProblem problem;

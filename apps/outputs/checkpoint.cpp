@@ -161,8 +161,8 @@ std::vector<unsigned char> checked_payload(std::string_view bytes, const std::st
                     name));
   }
   const std::size_t payload = bytes.size() - kCheckpointHeaderBytes;
-  const std::uint32_t crc = file_crc(bytes_at(bytes, 0), bytes_at(bytes, kCheckpointHeaderBytes),
-                                     payload);
+  const std::uint32_t crc =
+      file_crc(bytes_at(bytes, 0), bytes_at(bytes, kCheckpointHeaderBytes), payload);
   // Nothing in the header is believed before the checksum over it matches: a flipped bit in the
   // rank count must not send the user off to restart on another number of ranks.
   if (crc != h.checksum) {
@@ -177,18 +177,20 @@ std::vector<unsigned char> checked_payload(std::string_view bytes, const std::st
       throw Error(fmt::format("checkpoint {}: format version {}; this haloflow reads version {}",
                               name, h.version, kVersion));
     }
-    throw Error(fmt::format("checkpoint {}: corrupted: the CRC-32 of its header and payload is "
-                            "{:08x}; the file says {:08x}",
-                            name, crc, h.checksum));
+    throw Error(
+        fmt::format("checkpoint {}: corrupted: the CRC-32 of its header and payload is "
+                    "{:08x}; the file says {:08x}",
+                    name, crc, h.checksum));
   }
   if (h.version != kVersion) {
     throw Error(fmt::format("checkpoint {}: format version {}; this haloflow reads version {}",
                             name, h.version, kVersion));
   }
   if (h.element_size == 0 || payload != h.count * h.element_size) {
-    throw Error(fmt::format("checkpoint {}: {} payload bytes; the header says {} elements of {} "
-                            "bytes",
-                            name, payload, h.count, h.element_size));
+    throw Error(
+        fmt::format("checkpoint {}: {} payload bytes; the header says {} elements of {} "
+                    "bytes",
+                    name, payload, h.count, h.element_size));
   }
   if (h.case_hash != key.case_hash) {
     throw Error(

@@ -33,8 +33,8 @@ inline constexpr std::size_t kCheckpointHeaderBytes = 56;
 std::filesystem::path checkpoint_file(const std::filesystem::path& directory, int step, int rank);
 
 //! A whole checkpoint file (header and payload) as write_checkpoint writes it.
-[[nodiscard]] std::vector<unsigned char> checkpoint_bytes(const CheckpointKey& key,
-                                                          const std::vector<unsigned char>& payload);
+[[nodiscard]] std::vector<unsigned char> checkpoint_bytes(
+    const CheckpointKey& key, const std::vector<unsigned char>& payload);
 
 //! Writes this rank's state atomically into `directory`, which lies in the run directory
 //! `run_directory` (no link below it is followed). \throws Error naming the file.

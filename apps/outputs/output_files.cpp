@@ -74,9 +74,10 @@ bool is_link(int directory, const std::string& name) {
 
 [[noreturn]] void refuse_link(const std::filesystem::path& shown, int directory,
                               const std::string& name, const std::string& where) {
-  throw Error(fmt::format("{}: is a symbolic link (to {}); haloflow writes nothing through a "
-                          "link{}: remove it (nothing was written)",
-                          name_of(shown), link_target(directory, name), where));
+  throw Error(
+      fmt::format("{}: is a symbolic link (to {}); haloflow writes nothing through a "
+                  "link{}: remove it (nothing was written)",
+                  name_of(shown), link_target(directory, name), where));
 }
 
 // The directory `path` goes into, opened: below `run_directory` one component at a time without
@@ -107,8 +108,8 @@ Descriptor open_directory_of(const std::filesystem::path& path,
   for (const auto& part : below) {
     if (part == ".") continue;
     reached /= part;
-    Descriptor next(::openat(directory.get(), part.c_str(),
-                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    Descriptor next(
+        ::openat(directory.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!next.open()) {
       const int cause = errno;
       if (is_link(directory.get(), part.string())) {
@@ -170,9 +171,10 @@ void refuse_existing(const std::filesystem::path& path, bool replace) {
   const auto status = std::filesystem::symlink_status(path, error);
   if (error || !std::filesystem::exists(status)) return;
   if (std::filesystem::is_symlink(status)) {
-    throw Error(fmt::format("{}: is a symbolic link; haloflow writes nothing through a link: "
-                            "remove it (nothing was written)",
-                            name_of(path)));
+    throw Error(
+        fmt::format("{}: is a symbolic link; haloflow writes nothing through a link: "
+                    "remove it (nothing was written)",
+                    name_of(path)));
   }
   if (!replace) throw Error(fmt::format("{} exists; pass --force to overwrite it", name_of(path)));
 }
@@ -246,10 +248,11 @@ void clear_previous_run(const std::filesystem::path& run_directory) {
   for (auto it = fs::recursive_directory_iterator(run_directory, error);
        !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
     if (it->is_symlink(error)) {
-      throw Error(fmt::format("run directory {}: holds a symbolic link, {}: haloflow neither writes "
-                              "through nor removes links it did not make; remove it (nothing was "
-                              "written or removed)",
-                              name_of(run_directory), name_of(it->path())));
+      throw Error(
+          fmt::format("run directory {}: holds a symbolic link, {}: haloflow neither writes "
+                      "through nor removes links it did not make; remove it (nothing was "
+                      "written or removed)",
+                      name_of(run_directory), name_of(it->path())));
     }
     if (!is_temporary_name(it->path().filename().string())) only_temporaries = false;
   }
@@ -258,10 +261,11 @@ void clear_previous_run(const std::filesystem::path& run_directory) {
                             error.message()));
   }
   if (!only_temporaries && !fs::exists(run_directory / "case.resolved.json", error)) {
-    throw Error(fmt::format("run directory {}: holds files but no case.resolved.json: not a "
-                            "haloflow run directory, so --force does not replace it; choose "
-                            "another --out (nothing was written or removed)",
-                            name_of(run_directory)));
+    throw Error(
+        fmt::format("run directory {}: holds files but no case.resolved.json: not a "
+                    "haloflow run directory, so --force does not replace it; choose "
+                    "another --out (nothing was written or removed)",
+                    name_of(run_directory)));
   }
   for (const auto& entry : fs::directory_iterator(run_directory, error)) {
     fs::remove_all(entry.path(), error);

@@ -216,7 +216,8 @@ std::string ask_the_others(Watch& watch, MPI_Comm communicator, int rank, int ra
       not_heard.empty()
           ? std::string("every other rank answered (the collective is slow, not stuck?)")
           : fmt::format("not heard from: {}", listed(communicator, not_heard));
-  if (!waiting.empty()) text += fmt::format("; waiting in it too: {}", listed(communicator, waiting));
+  if (!waiting.empty())
+    text += fmt::format("; waiting in it too: {}", listed(communicator, waiting));
   if (!elsewhere.empty()) {
     text += fmt::format("; alive in another collective: {}", listed(communicator, elsewhere));
   }
@@ -255,10 +256,10 @@ void wait_for_collective(MPI_Request& request, MPI_Comm communicator, const char
   int rank = 0;
   HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), what);
   const std::string others = ask_the_others(watch, communicator, rank, ranks, timeout);
-  throw Error(fmt::format("{}: {} did not complete within {} s on {} (bounded call #{} on its "
-                          "communicator); {}",
-                          what, call, timeout.count(), rank_name(communicator, rank), watch.calls,
-                          others));
+  throw Error(
+      fmt::format("{}: {} did not complete within {} s on {} (bounded call #{} on its "
+                  "communicator); {}",
+                  what, call, timeout.count(), rank_name(communicator, rank), watch.calls, others));
 }
 
 void BoundedCollectives::allreduce(const void* send, void* receive, int count, MPI_Datatype type,
@@ -285,9 +286,8 @@ void BoundedCollectives::barrier(std::string_view what) const {
 void BoundedCollectives::gather(const void* send, int count, MPI_Datatype type, void* receive,
                                 int root, std::string_view what) const {
   MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(
-      MPI_Igather(send, count, type, receive, count, type, root, communicator_, &request),
-      "MPI_Igather", what);
+  mpi_check(MPI_Igather(send, count, type, receive, count, type, root, communicator_, &request),
+            "MPI_Igather", what);
   wait_for_collective(request, communicator_, "MPI_Igather", what, timeout_);
 }
 

@@ -56,8 +56,8 @@ bool one_round(const BoundedCollectives& world, int call, int rank, int ranks) {
   long long mine = rank + call;
   long long sum = 0;
   world.allreduce(&mine, &sum, 1, MPI_LONG_LONG, MPI_SUM, fmt::format("test sum #{}", call));
-  const long long expected = static_cast<long long>(ranks) * (ranks - 1) / 2 +
-                             static_cast<long long>(ranks) * call;
+  const long long expected =
+      static_cast<long long>(ranks) * (ranks - 1) / 2 + static_cast<long long>(ranks) * call;
   int root_value = rank == 0 ? call * 7 : -1;
   world.broadcast(&root_value, 1, MPI_INT, 0, fmt::format("test broadcast #{}", call));
   std::vector<int> all(static_cast<std::size_t>(ranks));
@@ -108,8 +108,8 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double bound = o.timeout_s + 2;
     const std::string message = error.what();
-    const bool names_call = message.find(fmt::format("the test's sum of call {}", o.at)) !=
-                            std::string::npos;
+    const bool names_call =
+        message.find(fmt::format("the test's sum of call {}", o.at)) != std::string::npos;
     const bool names_silent =
         message.find(fmt::format("not heard from: rank {}", o.silent_rank)) != std::string::npos;
     const bool in_time = took >= o.timeout_s && took <= bound;

@@ -66,8 +66,8 @@ int MPI_Igather(const void* send, int send_count, MPI_Datatype send_type, void* 
                 int receive_count, MPI_Datatype receive_type, int root, MPI_Comm comm,
                 MPI_Request* request) {
   maybe_stop("MPI_Igather");
-  return PMPI_Igather(send, send_count, send_type, receive, receive_count, receive_type, root,
-                      comm, request);
+  return PMPI_Igather(send, send_count, send_type, receive, receive_count, receive_type, root, comm,
+                      request);
 }
 
 int MPI_Igatherv(const void* send, int send_count, MPI_Datatype send_type, void* receive,

@@ -117,9 +117,9 @@ TEST_CASE("files that are not cases are refused with the reason") {
   CHECK_THROWS_WITH_AS((void)cases::read_case_text(HALOFLOW_SOURCE_DIR "/json"),
                        HALOFLOW_SOURCE_DIR "/json: is a directory; expected a JSON case file",
                        Error);
-  CHECK_THROWS_WITH_AS((void)cases::read_case_text(HALOFLOW_SOURCE_DIR "/no/such.json"),
-                       HALOFLOW_SOURCE_DIR "/no/such.json: cannot be opened for reading: no such file",
-                       Error);
+  CHECK_THROWS_WITH_AS(
+      (void)cases::read_case_text(HALOFLOW_SOURCE_DIR "/no/such.json"),
+      HALOFLOW_SOURCE_DIR "/no/such.json: cannot be opened for reading: no such file", Error);
   CHECK(errors_of("[1, 2]") ==
         "case.json: 1 problem:\n  /: the case is array; expected a JSON "
         "object");

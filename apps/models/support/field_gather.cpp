@@ -95,9 +95,9 @@ template std::vector<float> owned_values<float>(const Buffer&, const FieldLayout
 template std::vector<double> owned_values<double>(const Buffer&, const FieldLayout&);
 template std::vector<float> gather_global<float>(const Buffer&, const FieldLayout&,
                                                  const CartesianDecomposition&,
-                                                  const BoundedCollectives&);
+                                                 const BoundedCollectives&);
 template std::vector<double> gather_global<double>(const Buffer&, const FieldLayout&,
                                                    const CartesianDecomposition&,
-                                                  const BoundedCollectives&);
+                                                   const BoundedCollectives&);
 
 }  // namespace haloflow::models

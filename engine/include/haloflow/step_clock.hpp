@@ -77,7 +77,8 @@ struct StepTimes {
 //! the slowest rank's, which is what bounds a bulk-synchronous run. Collective, bounded by
 //! `timeout` (BoundedCollectives). \throws Error for a failed MPI call or a rank that does not
 //! reach the reduction in time.
-[[nodiscard]] StepTimes slowest_rank(const StepTimes& mine, MPI_Comm communicator,
-                                     std::chrono::duration<double> timeout = std::chrono::seconds(60));
+[[nodiscard]] StepTimes slowest_rank(
+    const StepTimes& mine, MPI_Comm communicator,
+    std::chrono::duration<double> timeout = std::chrono::seconds(60));
 
 }  // namespace haloflow
