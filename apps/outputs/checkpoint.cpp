@@ -76,7 +76,9 @@ std::uint32_t file_crc(const unsigned char* header, const unsigned char* payload
   std::memcpy(zeroed.data(), header, kChecksumOffset);
   uLong crc = crc32_z(0L, Z_NULL, 0);
   crc = crc32_z(crc, zeroed.data(), zeroed.size());
-  crc = crc32_z(crc, payload, payload_bytes);
+  // zlib takes a null buffer for "the initial value", whatever the length: an empty payload
+  // (whose data() may be null) adds nothing.
+  if (payload_bytes > 0) crc = crc32_z(crc, payload, payload_bytes);
   return static_cast<std::uint32_t>(crc);
 }
 

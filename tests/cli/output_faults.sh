@@ -14,9 +14,9 @@ rm -rf "$work" && mkdir -p "$work" || exit 2
 scenarios=0
 failures=0
 # A file size limit applies to every file a process writes, and MPICH's UCX transport keeps its
-# shared memory in files under /dev/shm: under the limit, ranks talk over TCP (as if on other
-# nodes), so that only haloflow's own outputs meet it.
-limited="ulimit -f 100; export UCX_TLS=self,tcp MPIR_CVAR_NOLOCAL=1;"
+# POSIX shared memory in files under /dev/shm: under the limit the ranks use System V shared
+# memory instead (no files), so that only haloflow's own outputs meet it.
+limited="ulimit -f 100; export UCX_TLS=^posix MPIR_CVAR_NOLOCAL=1;"
 
 check() {  # check NAME CONDITION-DESCRIPTION COMMAND...: the command must succeed
   local name=$1 what=$2

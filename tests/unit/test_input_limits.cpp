@@ -41,7 +41,8 @@ std::filesystem::path scratch(const std::string& name) {
 TEST_CASE("a document nested deeper than the limit is refused before anything recurses") {
   // 100 000 levels: the issue's stack overflow on every rank. The parser is iterative and stops at
   // the limit, so neither the reader nor a message walks the whole value.
-  const std::string deep = "{\"model\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  const std::string deep =
+      "{\"model\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
   const std::string message = parse_error(deep);
   CHECK(message.starts_with("case.json: /model/0/0/0/"));
   CHECK(message.find("is nested deeper than 32 levels of arrays and objects") != std::string::npos);
@@ -55,16 +56,18 @@ TEST_CASE("a duplicate key is refused naming both places") {
   // The same key in different objects is fine.
   CHECK(parse_error("{\"a\": {\"x\": 1}, \"b\": {\"x\": 2}}") == "accepted");
   // An escaped quote inside an earlier key does not confuse where the key starts.
-  CHECK(parse_error("{\"a\\\"b\": 1, \"a\\\"b\": 2}").find("at line 1, column 2 and again at line "
-                                                         "1, column 13") != std::string::npos);
+  CHECK(parse_error("{\"a\\\"b\": 1, \"a\\\"b\": 2}")
+            .find("at line 1, column 2 and again at line "
+                  "1, column 13") != std::string::npos);
 }
 
 TEST_CASE("a NUL byte and text after the document are refused") {
   CHECK(parse_error(std::string("{\"model\": \"seed\"}\0{\"x\": 1}", 26)) ==
         "case.json: not valid JSON: a NUL byte at line 1, column 18 (byte 18 of 26); a JSON text "
         "holds none");
-  CHECK(parse_error("{\"model\": \"seed\"} {}").find("not valid JSON: parse error at line 1, "
-                                                      "column 19") != std::string::npos);
+  CHECK(parse_error("{\"model\": \"seed\"} {}")
+            .find("not valid JSON: parse error at line 1, "
+                  "column 19") != std::string::npos);
 }
 
 TEST_CASE("a number out of a double's range is named by its pointer") {
@@ -87,7 +90,8 @@ TEST_CASE("strings and keys longer than the limit are refused, shown cut") {
 
 TEST_CASE("keys with control characters and slashes are escaped in pointers and messages") {
   input::JsonFields fields("case.json");
-  const auto document = input::parse_json("{\"st\\neps\\u001b[31m\": 1, \"a/b~c\": 2}", "case.json");
+  const auto document =
+      input::parse_json("{\"st\\neps\\u001b[31m\": 1, \"a/b~c\": 2}", "case.json");
   fields.only_keys(document, "/run", {"steps"});
   REQUIRE(fields.problems().size() == 2);
   CHECK(fields.problems()[0].starts_with("/run/a~1b~0c: unknown key"));
@@ -99,7 +103,8 @@ TEST_CASE("keys with control characters and slashes are escaped in pointers and 
 
 TEST_CASE("printable escapes control characters, C1 controls and bad UTF-8, and cuts") {
   CHECK(input::printable("a\nb\tc\x1b[0m") == "a\\nb\\tc\\u001b[0m");
-  CHECK(input::printable("\xc2\x9b" "31m") == "\\u009b31m");
+  CHECK(input::printable("\xc2\x9b"
+                         "31m") == "\\u009b31m");
   CHECK(input::printable("caf\xc3\xa9") == "caf\xc3\xa9");
   CHECK(input::printable("\xff\xfe") == "\\xff\\xfe");
   CHECK(input::printable(std::string(100, 'a'), 10) == std::string(10, 'a') + "...");
@@ -124,7 +129,8 @@ TEST_CASE("a NaN from a command line is refused by name, not let through") {
   const nlohmann::json section = {{"cfl", std::nan("")}};
   (void)fields.number(section, "/euler2d/cfl", 0.4, 0.01, 4);
   REQUIRE(fields.problems().size() == 1);
-  CHECK(fields.problems()[0] == "/euler2d/cfl: nan is not allowed; expected a number from 0.01 to 4");
+  CHECK(fields.problems()[0] ==
+        "/euler2d/cfl: nan is not allowed; expected a number from 0.01 to 4");
 }
 
 TEST_CASE("input files must be regular files of bounded size") {

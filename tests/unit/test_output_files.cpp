@@ -75,8 +75,9 @@ TEST_CASE("a symbolic link where a file goes is refused by name, its target unto
   CHECK(message.find("results.json: is a symbolic link (to ") != std::string::npos);
   CHECK(message.find("haloflow writes nothing through a link") != std::string::npos);
   CHECK(contents(target) == "precious");
-  CHECK(error_of([&] { outputs::refuse_existing(run / "results.json", true); })
-            .find("is a symbolic link") != std::string::npos);
+  CHECK(error_of([&] {
+          outputs::refuse_existing(run / "results.json", true);
+        }).find("is a symbolic link") != std::string::npos);
   CHECK_FALSE(has_temporaries(run));
 }
 
@@ -133,15 +134,17 @@ TEST_CASE("a forced rerun clears the previous run, and refuses what is not one")
 
   const auto foreign = fresh_directory("foreign");
   std::ofstream(foreign / "notes.txt") << "mine";
-  CHECK(error_of([&] { outputs::clear_previous_run(foreign); })
-            .find("not a haloflow run directory") != std::string::npos);
+  CHECK(error_of([&] {
+          outputs::clear_previous_run(foreign);
+        }).find("not a haloflow run directory") != std::string::npos);
   CHECK(fs::exists(foreign / "notes.txt"));
 
   const auto linked = fresh_directory("linked");
   std::ofstream(linked / "case.resolved.json") << "{}";
   fs::create_symlink("/etc/passwd", linked / "results.json");
-  CHECK(error_of([&] { outputs::clear_previous_run(linked); })
-            .find("holds a symbolic link, " + (linked / "results.json").string()) !=
+  CHECK(error_of([&] {
+          outputs::clear_previous_run(linked);
+        }).find("holds a symbolic link, " + (linked / "results.json").string()) !=
         std::string::npos);
   CHECK(fs::exists(linked / "case.resolved.json"));
 
@@ -162,9 +165,8 @@ TEST_CASE("a file size limit is a reported write error with nothing left behind"
       .rlim_cur = 100000, .rlim_max = 100000
     };
     setrlimit(RLIMIT_FSIZE, &limit);
-    const std::string message = error_of([&] {
-      outputs::write_output_file(run / "big.raw", big, {.run_directory = run});
-    });
+    const std::string message =
+        error_of([&] { outputs::write_output_file(run / "big.raw", big, {.run_directory = run}); });
     _exit(message.find("big.raw: could not be written: File too large (nothing was left") !=
                   std::string::npos
               ? 0
