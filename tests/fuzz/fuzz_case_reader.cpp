@@ -17,8 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   for (const int ranks : {1, 6}) {
     try {
-      (void)haloflow::cases::parse_case(haloflow::input::parse_json(text, "fuzz.json"),
-                                        "fuzz.json", {.ranks = ranks, .memory_gib = 16});
+      (void)haloflow::cases::parse_case(haloflow::input::parse_json(text, "fuzz.json"), "fuzz.json",
+                                        {.ranks = ranks, .memory_gib = 16});
     } catch (const haloflow::Error& error) {
       // What the command prints: no control character but the line breaks survives.
       const std::string shown = haloflow::input::printable_message(error.what());

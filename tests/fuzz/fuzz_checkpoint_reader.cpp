@@ -14,7 +14,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const haloflow::outputs::CheckpointKey key{.case_hash = 0x5eed, .rank = 1, .ranks = 2, .step = 10};
+  const haloflow::outputs::CheckpointKey key{
+      .case_hash = 0x5eed, .rank = 1, .ranks = 2, .step = 10};
   try {
     const std::vector<unsigned char> payload =
         haloflow::outputs::checked_payload(bytes, "fuzz.ckpt", key);
