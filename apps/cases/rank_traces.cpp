@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstring>
 #include <limits>
+#include <thread>
 #include <type_traits>
 
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 
@@ -125,7 +128,28 @@ RankRecording unpack(const std::vector<char>& bytes) {
   return r;
 }
 
-std::int64_t clock_offset_ns(FrameRecorder& recorder, MPI_Comm communicator, int rounds) {
+namespace {
+
+// Completes a point-to-point `request` with `peer` within `timeout`. \throws Error naming it.
+void wait_for_peer(MPI_Request& request, int peer, std::chrono::duration<double> timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (int done = 0;;) {
+    HALOFLOW_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "aligning the ranks' clocks");
+    if (done != 0) return;
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw Error(
+          fmt::format("aligning the ranks' clocks: no answer from rank {} within {} s; is "
+                      "that rank alive?",
+                      peer, timeout.count()));
+    }
+    std::this_thread::yield();
+  }
+}
+
+}  // namespace
+
+std::int64_t clock_offset_ns(FrameRecorder& recorder, MPI_Comm communicator, int rounds,
+                             std::chrono::duration<double> timeout) {
   int rank = 0;
   int ranks = 1;
   HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), "aligning the ranks' clocks");
@@ -136,19 +160,25 @@ std::int64_t clock_offset_ns(FrameRecorder& recorder, MPI_Comm communicator, int
     for (int round = 0; round < rounds; ++round) {
       if (rank == 0) {
         char ping = 0;
-        HALOFLOW_MPI(MPI_Recv(&ping, 1, MPI_CHAR, other, kTag, communicator, MPI_STATUS_IGNORE),
+        MPI_Request request = MPI_REQUEST_NULL;
+        HALOFLOW_MPI(MPI_Irecv(&ping, 1, MPI_CHAR, other, kTag, communicator, &request),
                      "aligning the ranks' clocks");
+        wait_for_peer(request, other, timeout);
         const auto now = static_cast<std::int64_t>(recorder.clock_ns());
-        HALOFLOW_MPI(MPI_Send(&now, 1, MPI_INT64_T, other, kTag, communicator),
+        HALOFLOW_MPI(MPI_Isend(&now, 1, MPI_INT64_T, other, kTag, communicator, &request),
                      "aligning the ranks' clocks");
+        wait_for_peer(request, other, timeout);
       } else if (rank == other) {
         const char ping = 0;
         const auto sent = static_cast<std::int64_t>(recorder.clock_ns());
-        HALOFLOW_MPI(MPI_Send(&ping, 1, MPI_CHAR, 0, kTag, communicator),
+        MPI_Request request = MPI_REQUEST_NULL;
+        HALOFLOW_MPI(MPI_Isend(&ping, 1, MPI_CHAR, 0, kTag, communicator, &request),
                      "aligning the ranks' clocks");
+        wait_for_peer(request, 0, timeout);
         std::int64_t root_now = 0;
-        HALOFLOW_MPI(MPI_Recv(&root_now, 1, MPI_INT64_T, 0, kTag, communicator, MPI_STATUS_IGNORE),
+        HALOFLOW_MPI(MPI_Irecv(&root_now, 1, MPI_INT64_T, 0, kTag, communicator, &request),
                      "aligning the ranks' clocks");
+        wait_for_peer(request, 0, timeout);
         const auto received = static_cast<std::int64_t>(recorder.clock_ns());
         // Rank 0 read its clock halfway through the round trip, give or take the asymmetry:
         // the shortest round trip bounds that error best.
@@ -162,7 +192,9 @@ std::int64_t clock_offset_ns(FrameRecorder& recorder, MPI_Comm communicator, int
   return offset;
 }
 
-std::vector<RankRecording> gather_recordings(const RankRecording& mine, MPI_Comm communicator) {
+std::vector<RankRecording> gather_recordings(const RankRecording& mine, MPI_Comm communicator,
+                                             std::chrono::duration<double> timeout) {
+  const BoundedCollectives collectives(communicator, timeout);
   int rank = 0;
   int ranks = 1;
   HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), "gathering the traces");
@@ -176,8 +208,7 @@ std::vector<RankRecording> gather_recordings(const RankRecording& mine, MPI_Comm
   }
   const int size = static_cast<int>(bytes.size());
   std::vector<int> sizes(static_cast<std::size_t>(ranks));
-  HALOFLOW_MPI(MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, communicator),
-               "gathering the traces");
+  collectives.gather(&size, 1, MPI_INT, sizes.data(), 0, "gathering the traces (their sizes)");
   std::vector<int> starts(static_cast<std::size_t>(ranks), 0);
   long long total = 0;
   for (std::size_t r = 0; r < sizes.size(); ++r) {
@@ -188,9 +219,8 @@ std::vector<RankRecording> gather_recordings(const RankRecording& mine, MPI_Comm
     throw Error("the ranks' traces pack into more bytes than MPI can gather; record fewer frames");
   }
   std::vector<char> all(rank == 0 ? static_cast<std::size_t>(total) : 0);
-  HALOFLOW_MPI(MPI_Gatherv(bytes.data(), size, MPI_CHAR, all.data(), sizes.data(), starts.data(),
-                           MPI_CHAR, 0, communicator),
-               "gathering the traces");
+  collectives.gatherv(bytes.data(), size, MPI_CHAR, all.data(), sizes.data(), starts.data(), 0,
+                      "gathering the traces");
   if (rank != 0) return {};
   std::vector<RankRecording> recordings;
   for (std::size_t r = 0; r < sizes.size(); ++r) {

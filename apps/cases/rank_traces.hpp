@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,13 +29,17 @@ struct RankRecording {
 [[nodiscard]] RankRecording unpack(const std::vector<char>& bytes);
 
 //! Rank 0's clock minus this rank's, from `rounds` round trips with rank 0 on the recorder's
-//! clock (0 on rank 0). Collective over `communicator`.
-[[nodiscard]] std::int64_t clock_offset_ns(FrameRecorder& recorder, MPI_Comm communicator,
-                                           int rounds = 8);
+//! clock (0 on rank 0). Collective over `communicator`; each message waits at most `timeout`.
+//! \throws Error naming the rank that did not answer in time.
+[[nodiscard]] std::int64_t clock_offset_ns(
+    FrameRecorder& recorder, MPI_Comm communicator, int rounds = 8,
+    std::chrono::duration<double> timeout = std::chrono::seconds(60));
 
 //! On rank 0: every rank's recording, in rank order, each trace shifted onto rank 0's clock
-//! (times from rank 0's first recorded frame); elsewhere: empty. Collective.
-[[nodiscard]] std::vector<RankRecording> gather_recordings(const RankRecording& mine,
-                                                           MPI_Comm communicator);
+//! (times from rank 0's first recorded frame); elsewhere: empty. Collective, each call bounded
+//! by `timeout` (BoundedCollectives).
+[[nodiscard]] std::vector<RankRecording> gather_recordings(
+    const RankRecording& mine, MPI_Comm communicator,
+    std::chrono::duration<double> timeout = std::chrono::seconds(60));
 
 }  // namespace haloflow::cases

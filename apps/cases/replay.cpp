@@ -230,8 +230,8 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
   (void)c.model->run_steps(run, MPI_COMM_WORLD);
 
   RankRecording mine = recording.take();
-  mine.clock_offset_ns = clock_offset_ns(recorder, MPI_COMM_WORLD);
-  result.ranks = gather_recordings(mine, MPI_COMM_WORLD);
+  mine.clock_offset_ns = clock_offset_ns(recorder, MPI_COMM_WORLD, 8, Seconds(c.run.timeout_s));
+  result.ranks = gather_recordings(mine, MPI_COMM_WORLD, Seconds(c.run.timeout_s));
   if (!root) return result;
   result.written = recording.written();
   for (const RankRecording& r : result.ranks) result.reports.push_back(analyze(r.trace));

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 
@@ -155,6 +156,19 @@ bool write_all(int fd, const std::vector<std::string_view>& parts) {
   return true;
 }
 
+// Renames the temporary over `name`; without `replace`, never over a file that appeared meanwhile
+// (RENAME_NOREPLACE where the file system has it). \returns false with errno set on failure.
+bool put_in_place(int directory, const std::string& temporary, const std::string& name,
+                  bool replace) {
+  if (!replace) {
+    if (::renameat2(directory, temporary.c_str(), directory, name.c_str(), RENAME_NOREPLACE) == 0) {
+      return true;
+    }
+    if (errno != EINVAL && errno != ENOSYS) return false;
+  }
+  return ::renameat(directory, temporary.c_str(), directory, name.c_str()) == 0;
+}
+
 std::string temporary_name(const std::string& name) {
   static std::atomic<unsigned long> made{0};
   return fmt::format(".{}{}{}-{}", name, kTemporaryMark, ::getpid(), made++);
@@ -210,7 +224,11 @@ void write_output_file(const std::filesystem::path& path,
     ::unlinkat(directory.get(), temporary.c_str(), 0);
     refuse_link(path, directory.get(), name, "");
   }
-  if (::renameat(directory.get(), temporary.c_str(), directory.get(), name.c_str()) != 0) {
+  if (!put_in_place(directory.get(), temporary, name, options.replace)) {
+    if (errno == EEXIST) {
+      ::unlinkat(directory.get(), temporary.c_str(), 0);
+      throw Error(fmt::format("{} exists; pass --force to overwrite it", name_of(path)));
+    }
     fail("could not be put in place");
   }
   if (options.durable && ::fsync(directory.get()) != 0) {

@@ -252,8 +252,12 @@ void reduce_cfl(const kernels::EulerMonitor& mine, kernels::EulerMonitor& all, M
 //! A duplicate of the model's communicator for the host node's reduction, freed on scope exit.
 class OwnComm {
  public:
-  explicit OwnComm(MPI_Comm parent) {
-    HALOFLOW_MPI(MPI_Comm_dup(parent, &comm_), "euler2d's time-step communicator");
+  //! Collective over `parent`, bounded by `timeout` as every collective of a run.
+  OwnComm(MPI_Comm parent, std::chrono::duration<double> timeout) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    HALOFLOW_MPI(MPI_Comm_idup(parent, &comm_, &request), "euler2d's time-step communicator");
+    wait_for_collective(request, parent, "MPI_Comm_idup", "euler2d's time-step communicator",
+                        timeout);
   }
   ~OwnComm() { MPI_Comm_free(&comm_); }
   OwnComm(const OwnComm&) = delete;
@@ -439,7 +443,7 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   const kernels::EulerMonitorParams monitor_params{
       .inv_dx = 1.0 / dx, .inv_dy = 1.0 / dy, .gamma = config.gamma, .field_stride = fs};
   const kernels::CellBox owned_cells = cell_box(layout.owned_box(), layout);
-  const OwnComm cfl_comm(communicator);
+  const OwnComm cfl_comm(communicator, config.run.exchange_timeout);
   // The monitor over U after `after`; on multi-rank runs its copy to pinned memory and the host
   // node that reduces it over the ranks for the next frame's clock.
   const auto add_monitor = [&](FramePlan& plan, std::vector<std::string> after) {
