@@ -1,0 +1,67 @@
+#pragma once
+// The pieces of a field for VTK. Cell data: each rank's owned cells, as they are. Point data:
+// VTK's pieces share their faces (its own writer gives each piece the first layer of points of
+// the next; without it ParaView draws a gap one cell wide between pieces), so a rank's piece is
+// its owned points and the first layer of its neighbours' above it on each axis, and on a
+// periodic axis the layer of point 0 again after the last (the closed box). Those points come
+// from the ranks that own them (points_shared_with).
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "run_options.hpp"
+#include "vtk_image.hpp"
+
+namespace haloflow::outputs {
+
+//! How the field's grid runs, for every rank alike.
+struct SampleGrid {
+  std::array<std::int64_t, 3> global_samples{};
+  std::array<bool, 3> periodic{};
+  int dimensions = 3;
+  models::Centring centring = models::Centring::cells;
+};
+
+//! A rank's owned samples: where they start and how many per axis.
+struct SampleBox {
+  std::array<std::int64_t, 3> offset{};
+  std::array<std::int64_t, 3> samples{};
+};
+
+[[nodiscard]] SampleGrid sample_grid(const models::OwnedField& field);
+[[nodiscard]] SampleBox sample_box(const models::OwnedField& field);
+
+//! The whole grid's extent in points: cells, one point more than cells on each axis of the
+//! field; points, every sample and the closing point of a periodic axis.
+[[nodiscard]] Extent whole_extent(const SampleGrid& grid);
+
+//! The extent of the piece of `box` (see the file's comment).
+[[nodiscard]] Extent piece_extent(const SampleGrid& grid, const SampleBox& box);
+
+//! A point of `to`'s piece that `from` owns and `to` does not: where it goes in `to`'s piece
+//! (its index, x fastest) and where it is in `from`'s owned samples (x fastest).
+struct SharedPoint {
+  std::int64_t piece_index = 0;
+  std::int64_t source_index = 0;
+};
+
+//! The points of `to`'s piece that `from` owns and `to` does not, in an order both ranks compute
+//! alike (the sender packs them so, the receiver unpacks them so). `from` may be `to` itself (a
+//! periodic axis of one rank).
+[[nodiscard]] std::vector<SharedPoint> points_shared_with(const SampleGrid& grid,
+                                                          const SampleBox& from,
+                                                          const SampleBox& to);
+
+//! This rank's piece: its extent and, for each array of `field`, its values over the piece.
+struct Piece {
+  Extent extent{};
+  std::vector<std::vector<double>> values;  //!< per array, x fastest, components together
+};
+
+//! This rank's piece of `field`; for point data the shared points come from their owners (an
+//! MPI_Alltoallv). Collective over `communicator`. \throws Error when an MPI call fails.
+[[nodiscard]] Piece field_piece(const models::OwnedField& field, MPI_Comm communicator);
+
+}  // namespace haloflow::outputs
