@@ -121,7 +121,7 @@ Piece field_piece(const models::OwnedField& field, MPI_Comm communicator) {
   }
   Piece piece{.extent = piece_extent(grid, mine), .values = {}};
   if (grid.centring == Centring::cells) {
-    for (const models::FieldArray& array : field.arrays) piece.values.push_back(array.values);
+    for (const models::FieldArray& array : field.arrays) piece.values.emplace_back(array.values);
     return piece;
   }
   int rank = 0;
@@ -187,7 +187,7 @@ Piece field_piece(const models::OwnedField& field, MPI_Comm communicator) {
         }
       }
     }
-    piece.values.push_back(std::move(values));
+    piece.shared.push_back(std::move(values));
   }
   std::size_t at = 0;
   for (const std::vector<SharedPoint>& from : incoming) {
@@ -195,12 +195,13 @@ Piece field_piece(const models::OwnedField& field, MPI_Comm communicator) {
       for (std::size_t a = 0; a < field.arrays.size(); ++a) {
         const int components = field.arrays[a].components;
         for (int c = 0; c < components; ++c) {
-          piece.values[a][static_cast<std::size_t>(point.piece_index * components + c)] =
+          piece.shared[a][static_cast<std::size_t>(point.piece_index * components + c)] =
               received[at++];
         }
       }
     }
   }
+  for (const std::vector<double>& values : piece.shared) piece.values.emplace_back(values);
   return piece;
 }
 

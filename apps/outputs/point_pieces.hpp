@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "run_options.hpp"
@@ -54,14 +55,17 @@ struct SharedPoint {
                                                           const SampleBox& from,
                                                           const SampleBox& to);
 
-//! This rank's piece: its extent and, for each array of `field`, its values over the piece.
+//! This rank's piece: its extent and, for each array of the field, its values over the piece.
 struct Piece {
   Extent extent{};
-  std::vector<std::vector<double>> values;  //!< per array, x fastest, components together
+  //! Per array, x fastest, components together: the field's own arrays (cell data), or `shared`.
+  std::vector<std::span<const double>> values;
+  std::vector<std::vector<double>> shared;  //!< point data: owned and shared points together
 };
 
-//! This rank's piece of `field`; for point data the shared points come from their owners (an
-//! MPI_Alltoallv). Collective over `communicator`. \throws Error when an MPI call fails.
+//! This rank's piece of `field`, which it refers to (cell data) and so must outlive it; for
+//! point data the shared points come from their owners (an MPI_Alltoallv). Collective over
+//! `communicator`. \throws Error for an array of the wrong size, or when an MPI call fails.
 [[nodiscard]] Piece field_piece(const models::OwnedField& field, MPI_Comm communicator);
 
 }  // namespace haloflow::outputs

@@ -156,8 +156,14 @@ std::string extent_text(const Extent& e) {
 
 std::string vti_file(const ImageGrid& grid, const Extent& piece,
                      const std::vector<ArrayValues>& arrays, const VtkFormat& format) {
+  const VtiParts parts = vti_parts(grid, piece, arrays, format);
+  return parts.xml + parts.data + parts.tail;
+}
+
+VtiParts vti_parts(const ImageGrid& grid, const Extent& piece,
+                   const std::vector<ArrayValues>& arrays, const VtkFormat& format) {
   const std::int64_t samples = extent_samples(piece, grid.centring);
-  std::string appended = "_";
+  VtiParts parts{.xml = {}, .data = "_", .tail = {}};  // the appended data starts after the '_'
   std::string declarations;
   for (const ArrayValues& array : arrays) {
     const auto expected = static_cast<std::size_t>(samples * array.components);
@@ -171,32 +177,32 @@ std::string vti_file(const ImageGrid& grid, const Extent& piece,
     declarations += fmt::format(
         "        <DataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\" "
         "format=\"appended\" offset=\"{}\"/>\n",
-        type_name(format), escaped(array.name), array.components, appended.size() - 1);
-    appended += appended_block(array.values, format);
+        type_name(format), escaped(array.name), array.components, parts.data.size() - 1);
+    parts.data += appended_block(array.values, format);
   }
   const char* element = data_element(grid.centring);
   const std::string extent = extent_text(piece);
-  return fmt::format(
-             "<?xml version=\"1.0\"?>\n"
-             "<VTKFile {}>\n"
-             "  <ImageData WholeExtent=\"{}\" Origin=\"{}\" Spacing=\"{}\" "
-             "Direction=\"1 0 0 0 1 0 0 0 1\">\n"
-             "{}"
-             "    <Piece Extent=\"{}\">\n"
-             "      <{}{}>\n"
-             "{}"
-             "      </{}>\n"
-             "    </Piece>\n"
-             "  </ImageData>\n"
-             "  <AppendedData encoding=\"raw\">\n"
-             "   ",
-             file_attributes("ImageData", format), extent, triple(grid.origin),
-             triple(grid.spacing), time_field(grid.time), extent, element, active_arrays(arrays),
-             declarations, element) +
-         appended +
-         "\n"
-         "  </AppendedData>\n"
-         "</VTKFile>\n";
+  parts.xml = fmt::format(
+      "<?xml version=\"1.0\"?>\n"
+      "<VTKFile {}>\n"
+      "  <ImageData WholeExtent=\"{}\" Origin=\"{}\" Spacing=\"{}\" "
+      "Direction=\"1 0 0 0 1 0 0 0 1\">\n"
+      "{}"
+      "    <Piece Extent=\"{}\">\n"
+      "      <{}{}>\n"
+      "{}"
+      "      </{}>\n"
+      "    </Piece>\n"
+      "  </ImageData>\n"
+      "  <AppendedData encoding=\"raw\">\n"
+      "   ",
+      file_attributes("ImageData", format), extent, triple(grid.origin), triple(grid.spacing),
+      time_field(grid.time), extent, element, active_arrays(arrays), declarations, element);
+  parts.tail =
+      "\n"
+      "  </AppendedData>\n"
+      "</VTKFile>\n";
+  return parts;
 }
 
 std::string pvti_file(const ImageGrid& grid, const std::vector<PieceSource>& pieces,

@@ -52,9 +52,22 @@ struct ArrayValues {
 //! "x0 x1 y0 y1 z0 z1".
 [[nodiscard]] std::string extent_text(const Extent& extent);
 
+//! A .vti in its three parts, the XML, the appended data, the closing tags (written one after
+//! another, so that the values are not copied once more into one string).
+struct VtiParts {
+  std::string xml;
+  std::string data;
+  std::string tail;
+  [[nodiscard]] std::size_t size() const { return xml.size() + data.size() + tail.size(); }
+};
+
 //! A .vti of the piece `piece` of `grid`: WholeExtent and the Piece's Extent are the piece's own,
 //! so the file opened alone shows only its samples. \throws Error when an array's size does not
 //! fit the piece.
+[[nodiscard]] VtiParts vti_parts(const ImageGrid& grid, const Extent& piece,
+                                 const std::vector<ArrayValues>& arrays, const VtkFormat& format);
+
+//! vti_parts as one string.
 [[nodiscard]] std::string vti_file(const ImageGrid& grid, const Extent& piece,
                                    const std::vector<ArrayValues>& arrays, const VtkFormat& format);
 

@@ -55,9 +55,10 @@ std::vector<WrittenFile> write_vtk(const std::filesystem::path& directory, const
   std::string failure;
   std::uint64_t bytes = 0;
   try {
-    const std::string text = vti_file(grid, piece.extent, arrays, format);
-    write_output_file(directory / piece_file(stem, rank), text, {.replace = true});
-    bytes = text.size();
+    const VtiParts parts = vti_parts(grid, piece.extent, arrays, format);
+    write_output_file(directory / piece_file(stem, rank), {parts.xml, parts.data, parts.tail},
+                      {.replace = true});
+    bytes = parts.size();
   } catch (const Error& error) {
     failure = error.what();
   }
