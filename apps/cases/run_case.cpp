@@ -7,7 +7,7 @@
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
