@@ -132,8 +132,15 @@ void FieldOutputs::write(const OwnedField& field) {
 }
 
 void FieldOutputs::write_vtk(const OwnedField& field) {
-  const std::vector<outputs::WrittenFile> files =
-      outputs::write_vtk(out_ / "vtk", name_, field, format_, MPI_COMM_WORLD);
+  // A piece that cannot be written fails every rank; the .pvti (rank 0's) is made to as well.
+  std::vector<outputs::WrittenFile> files;
+  std::string failure;
+  try {
+    files = outputs::write_vtk(out_ / "vtk", name_, field, format_, MPI_COMM_WORLD);
+  } catch (const Error& error) {
+    failure = error.what();
+  }
+  agree_everywhere(failure, mpi_);
   // The collection is rewritten after each output, so that a run can be watched as it goes.
   on_root_everywhere(mpi_, [&] {
     written_.add(files);
