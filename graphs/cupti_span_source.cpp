@@ -114,7 +114,7 @@ class CuptiSpanSource final : public SpanSource {
     SpanSource::attach(frames);
     for (std::size_t f = 0; f < frames.size(); ++f) {
       Frame& frame = *frames[f];
-      auto* graph = dynamic_cast<GraphExecutor*>(&frame.implementation());
+      auto* graph = dynamic_cast<GraphExecutor*>(&detail::executor_of(frame));
       if (graph == nullptr) {
         throw Error(
             fmt::format("frame '{}' is not lowered to a CUDA graph; CUPTI recording reads "

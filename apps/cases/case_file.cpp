@@ -18,7 +18,8 @@ using input::shown;
 
 const std::vector<std::string> kCommonRunKeys{"executor", "output", "progress_every"};
 const std::vector<std::string> kSteppingRunKeys{
-    "steps", "warmup", "vtk", "output_every", "png", "checkpoint_every", "timeout_s"};
+    "steps",        "warmup", "vtk",       "vtk_precision",    "vtk_compression",
+    "output_every", "png",    "png_slice", "checkpoint_every", "timeout_s"};
 
 bool contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
@@ -73,6 +74,40 @@ RunKeyOwners run_key_owners() {
   return owners;
 }
 
+// run.png_slice: "auto" (the default) or a z layer of the model's 3D field.
+void read_png_slice(JsonFields& fields, const nlohmann::json& run, const models::Model& model,
+                    RunSection& section) {
+  if (!run.contains("png_slice")) return;
+  const nlohmann::json& value = run["png_slice"];
+  if (value.is_string()) {
+    (void)fields.choice(value, "/run/png_slice", {"auto"});
+    return;
+  }
+  const Index3 shape = model.field_shape();
+  if (!value.is_number_integer()) {
+    fields.report("/run/png_slice", fmt::format("{} is not allowed; expected \"auto\" or a z layer "
+                                                "(an integer)",
+                                                shown(value)));
+    return;
+  }
+  if (shape[2] <= 1) {
+    fields.report("/run/png_slice",
+                  fmt::format("applies to 3D fields (heat3d); the {} model's field is 2D ({} x "
+                              "{}): its picture shows the whole field",
+                              model.name(), shape[0], shape[1]));
+    return;
+  }
+  const auto layer = value.get<std::int64_t>();
+  if (layer < 0 || layer >= shape[2]) {
+    fields.report("/run/png_slice",
+                  fmt::format("{} is not allowed; expected \"auto\" or a z layer from 0 to {} (the "
+                              "{} model's field has {} layers)",
+                              shown(value), shape[2] - 1, model.name(), shape[2]));
+    return;
+  }
+  section.png_slice = static_cast<int>(layer);
+}
+
 void read_run(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
   models::Model& model = *c.model;
   const auto& run = fields.object(root, "/run", false);
@@ -114,7 +149,18 @@ void read_run(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
       static_cast<int>(fields.integer(run, "/run/steps", model.default_steps(), 1, 100000000));
   c.run.warmup = static_cast<int>(fields.integer(run, "/run/warmup", -1, 0, 1000000));
   c.run.vtk = fields.boolean(run, "/run/vtk", false);
+  if (run.contains("vtk_precision")) {
+    const auto chosen =
+        fields.choice(run["vtk_precision"], "/run/vtk_precision", {"float32", "float64"});
+    if (!chosen.empty()) c.run.vtk_precision = chosen;
+  }
+  if (run.contains("vtk_compression")) {
+    const auto chosen =
+        fields.choice(run["vtk_compression"], "/run/vtk_compression", {"none", "zlib"});
+    if (!chosen.empty()) c.run.vtk_compression = chosen;
+  }
   c.run.png = fields.boolean(run, "/run/png", false);
+  read_png_slice(fields, run, model, c.run);
   c.run.output_every = static_cast<int>(fields.integer(run, "/run/output_every", 0, 0, 100000000));
   c.run.checkpoint_every =
       static_cast<int>(fields.integer(run, "/run/checkpoint_every", 0, 0, 100000000));
@@ -233,8 +279,11 @@ nlohmann::json CaseFile::resolved() const {
     run_json["steps"] = run.steps;
     if (run.warmup >= 0) run_json["warmup"] = run.warmup;
     run_json["vtk"] = run.vtk;
+    run_json["vtk_precision"] = run.vtk_precision;
+    run_json["vtk_compression"] = run.vtk_compression;
     run_json["output_every"] = run.output_every;
     run_json["png"] = run.png;
+    run_json["png_slice"] = run.png_slice >= 0 ? nlohmann::json(run.png_slice) : "auto";
     run_json["checkpoint_every"] = run.checkpoint_every;
     run_json["timeout_s"] = run.timeout_s;
   }

@@ -27,12 +27,16 @@ struct RunSection {
   bool output_given = false;  //!< named by --out or run.output (the default never refuses)
   int progress_every = 10;
   // Models that step in time (Model::steps_in_time):
-  int steps = 0;             //!< timed steps
-  int warmup = -1;           //!< -1: default_warmup() of the executor
-  bool vtk = false;          //!< VTK image data (.vti per rank, .pvti) in RUN_DIR/vtk
-  int output_every = 0;      //!< VTK every this many steps; 0: only after the last
+  int steps = 0;     //!< timed steps
+  int warmup = -1;   //!< -1: default_warmup() of the executor
+  bool vtk = false;  //!< VTK image data (.vti per rank, .pvti) in RUN_DIR/vtk, RUN_DIR/NAME.pvd
+  std::string vtk_precision = "float32";  //!< float32 or float64
+  std::string vtk_compression = "none";   //!< none or zlib
+  //! VTK and PNG at step 0, every this many steps and after the last; 0: step 0 and the last.
+  int output_every = 0;
   int checkpoint_every = 0;  //!< a checkpoint every this many steps; 0: none
-  bool png = false;          //!< RUN_DIR/<name>.png of the field at the end
+  bool png = false;          //!< RUN_DIR/png/NAME_STEP.png of the field at each output
+  int png_slice = -1;        //!< the z layer a 3D field's picture shows; -1: auto
   //! Seconds any halo exchange or collective may wait for the other ranks before the run ends
   //! naming them (--timeout overrides it).
   double timeout_s = 60;

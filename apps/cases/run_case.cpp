@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "case_file.hpp"
 #include "checkpoints.hpp"
 #include "collective.hpp"
+#include "copy_bandwidth.hpp"
 #include "executors.hpp"
 #include "field_outputs.hpp"
 #include "haloflow/bounded_mpi.hpp"
@@ -23,9 +25,14 @@
 #include "printable.hpp"
 #include "raw_field.hpp"
 #include "run_output.hpp"
+#include "written_files.hpp"
 
 namespace haloflow::cases {
 namespace {
+
+// results.json's layout: 1 is the first that says so (format_version, "run", the models' own
+// sections, "files").
+constexpr int kResultsFormatVersion = 1;
 
 double memory_gib(const std::optional<DeviceInfo>& device) {
   return device ? device->memory_gib : 16.0;
@@ -55,6 +62,16 @@ std::vector<std::string> stepping_flags(const RunFlags& flags) {
   return given;
 }
 
+// "a", "a and b", "a, b and c".
+std::string listed(const std::vector<std::string>& items) {
+  std::string text;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) text += i + 1 == items.size() ? " and " : ", ";
+    text += items[i];
+  }
+  return text;
+}
+
 // The command line's overrides, laid on the case document before it is read, so that the one
 // reader checks them as it checks the case. A flag that does not apply to the case's model is an
 // error, not silently ignored.
@@ -63,11 +80,15 @@ void apply_flags(const RunFlags& flags, nlohmann::json& root) {
   const auto model = models::make_model(root["model"].get<std::string>());
   if (!model) return;
   if (const auto given = stepping_flags(flags); !model->steps_in_time() && !given.empty()) {
+    std::vector<std::string> steppers;
+    for (const std::string& name : models::model_names()) {
+      if (models::make_model(name)->steps_in_time()) steppers.push_back(name);
+    }
     throw Error(fmt::format(
         "{}: {} to the models that step in time ({}); the {} model measures frames and writes "
-        "no fields",
-        fmt::join(given, ", "), given.size() == 1 ? "applies only" : "apply only",
-        "jacobi2d, heat3d and euler2d", model->name()));
+        "no fields (its measurement is in RUN_DIR/results.json; --json and --dot apply to it)",
+        listed(given), given.size() == 1 ? "applies only" : "apply only", listed(steppers),
+        model->name()));
   }
   if (root.contains("run") && !root["run"].is_object()) return;
   nlohmann::json& run = root["run"];
@@ -109,11 +130,13 @@ void choose_run_directory(CaseFile& c, bool force, const MpiSession& mpi) {
 // Writes the plans of every frame a run builds as Graphviz DOT (--dot), rank 0.
 class DotWriter final : public models::StepObserver {
  public:
-  DotWriter(std::string path, bool force) : path_(std::move(path)), force_(force) {}
+  DotWriter(std::string path, bool force, outputs::WrittenFiles& written)
+      : path_(std::move(path)), force_(force), written_(written) {}
   void frames_ready(const std::vector<Frame*>& frames) override {
     std::string text;
     for (const Frame* frame : frames) text += frame->plan().to_dot();
     outputs::write_output_file(path_, text, {.replace = force_});
+    written_.add({.path = path_, .bytes = text.size()});
   }
   void step_begins(int /*step*/) override {}
   void step_ends(int /*step*/) override {}
@@ -121,6 +144,7 @@ class DotWriter final : public models::StepObserver {
  private:
   std::string path_;
   bool force_;
+  outputs::WrittenFiles& written_;
 };
 
 // The options of the run on the i-th executor: the first is the run (outputs, checkpoints,
@@ -156,10 +180,56 @@ struct RunPlan {
       outputs::Progress* line = progress.back().get();
       o.progress = [line](int done, int total) { line->update(done, total); };
     }
-    if (i == 0 && dot && root) o.observer = dot.get();
+    if (i == 0 && dot && root) {
+      // A model's frames are only shown (an observer would make every step wait for its frames).
+      if (c.model->steps_in_time()) {
+        o.frames_built = [writer = dot.get()](const std::vector<Frame*>& frames) {
+          writer->frames_ready(frames);
+        };
+      } else {
+        o.observer = dot.get();
+      }
+    }
+    if (i == 0 && c.model->steps_in_time()) {
+      // The header and the per-step lines as the run goes; every rank samples, rank 0 prints.
+      o.sample_every = c.run.progress_every;
+      o.say = [root, line = progress.back().get()](const std::string& text) {
+        if (root) line->say(text);
+      };
+    }
     return o;
   }
 };
+
+// The files that set_up_checkpoints' writer left in RUN_DIR/checkpoints during this run (rank 0
+// sees the ranks' files on a shared file system; elsewhere only its own).
+void add_checkpoints(const std::filesystem::path& out, std::filesystem::file_time_type started,
+                     outputs::WrittenFiles& written) {
+  std::error_code error;
+  const auto directory = out / "checkpoints";
+  std::vector<outputs::WrittenFile> files;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    std::error_code file_error;
+    if (!entry.is_regular_file(file_error) || entry.last_write_time(file_error) < started) continue;
+    files.push_back({.path = entry.path(), .bytes = entry.file_size(file_error)});
+  }
+  std::sort(files.begin(), files.end(),
+            [](const auto& a, const auto& b) { return a.path < b.path; });
+  written.add(files);
+}
+
+// The copy bandwidth a GPU run's fraction is taken against, measured on rank 0's device after
+// the run (its memory free again); 0 on a machine without a GPU.
+double copy_bandwidth(bool have_gpu) {
+  if (!have_gpu) return 0;
+  try {
+    return models::measure_copy_bandwidth();
+  } catch (const Error& error) {
+    fmt::print("haloflow: the copy bandwidth could not be measured ({}); no fraction is shown\n",
+               error.what());
+    return 0;
+  }
+}
 
 void print_device(const std::optional<DeviceInfo>& device) {
   if (!device) return;
@@ -215,13 +285,18 @@ int run_case(const RunFlags& flags, const MpiSession& mpi) {
     outputs::prepare_run_directory(out, flags.force);
     if (flags.force) outputs::clear_previous_run(out);
   });
+  outputs::WrittenFiles written(out);
+  const auto started = std::filesystem::file_time_type::clock::now();
   if (root) {
-    outputs::write_output_file(out / "case.resolved.json", c.resolved().dump(2) + "\n",
+    const std::string resolved = c.resolved().dump(2) + "\n";
+    outputs::write_output_file(out / "case.resolved.json", resolved,
                                {.replace = true, .run_directory = out});
+    written.add({.path = out / "case.resolved.json", .bytes = resolved.size()});
     print_device(device);
     std::fflush(stdout);
   }
   nlohmann::json results = {
+      {"format_version", kResultsFormatVersion},
       {"case", c.name},
       {"model", c.model->name()},
       {"ranks", mpi.world_size()},
@@ -229,9 +304,12 @@ int run_case(const RunFlags& flags, const MpiSession& mpi) {
       {"machine", outputs::machine_description(device ? device->name : "none")}};
 
   RunPlan plan{.c = c, .choice = choice, .mpi = mpi, .first = {}, .progress = {}, .dot = nullptr};
-  if (!flags.dot_path.empty()) plan.dot = std::make_unique<DotWriter>(flags.dot_path, flags.force);
+  if (!flags.dot_path.empty()) {
+    plan.dot = std::make_unique<DotWriter>(flags.dot_path, flags.force, written);
+  }
+  FieldOutputs fields(c, out, mpi, written);
   if (c.model->steps_in_time()) {
-    add_field_outputs(c, out, mpi, plan.first, results);
+    fields.attach(plan.first);
     plan.first.gather = !flags.dump.empty();
     set_up_checkpoints(c, restart ? &*restart : nullptr, out, mpi, plan.first, results);
   }
@@ -239,27 +317,40 @@ int run_case(const RunFlags& flags, const MpiSession& mpi) {
                                    .options = [&plan](std::size_t i) { return plan.options(i); }};
   const auto result = c.model->run(request, MPI_COMM_WORLD);
 
-  const models::ReportOptions report_options;
   if (root) {
+    const models::ReportOptions report_options{.copy_bandwidth = copy_bandwidth(have_gpu)};
+    results["machine"]["copy_bandwidth_Bps"] = report_options.copy_bandwidth > 0
+                                                   ? nlohmann::json(report_options.copy_bandwidth)
+                                                   : nlohmann::json();
     const std::string report = result->report(report_options);
-    std::fputs(report.c_str(), stdout);
+    // A model said its header and per-step lines as it ran: the rest now.
+    const std::string rest = c.model->steps_in_time() ? result->closing(report_options) : report;
+    std::fputs(rest.c_str(), stdout);
     result->add_to(results, report_options);
+    fields.add_to(results);
     if (c.model->steps_in_time()) {
       outputs::write_output_file(out / "model_output.txt", report,
                                  {.replace = true, .run_directory = out});
+      written.add({.path = out / "model_output.txt", .bytes = report.size()});
       results["model"]["report_file"] = "model_output.txt";
+      add_checkpoints(out, started, written);
     }
-    if (!flags.dump.empty() && c.model->steps_in_time())
+    if (!flags.dump.empty() && c.model->steps_in_time()) {
       fmt::print("{}\n", outputs::write_field_dump(flags.dump, result->field(), flags.force));
-    outputs::write_output_file(out / "results.json", results.dump(2) + "\n",
-                               {.replace = true, .run_directory = out});
-    fmt::print("wrote {}\n", (out / "results.json").string());
+      written.add({.path = flags.dump, .bytes = outputs::field_bytes(result->field())});
+    }
     if (!flags.json_path.empty()) {
       const nlohmann::json& comparison =
           results.contains("executor_comparison") ? results["executor_comparison"] : results;
-      outputs::write_output_file(flags.json_path, comparison.dump(2) + "\n",
-                                 {.replace = flags.force});
+      const std::string text = comparison.dump(2) + "\n";
+      outputs::write_output_file(flags.json_path, text, {.replace = flags.force});
+      written.add({.path = flags.json_path, .bytes = text.size()});
     }
+    results["files"] = written.json();  // every file but results.json itself
+    const std::string text = results.dump(2) + "\n";
+    outputs::write_output_file(out / "results.json", text, {.replace = true, .run_directory = out});
+    written.add({.path = out / "results.json", .bytes = text.size()});
+    std::fputs(written.announcement().c_str(), stdout);
   }
   if (const std::string failure = result->failure(); !failure.empty()) throw Error(failure);
   return 0;

@@ -63,31 +63,24 @@ int show_info(const MpiSession& mpi) {
   } else {
     fmt::print("no CUDA device: only the host executor can run\n");
   }
-  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  MPI_Get_library_version(library, &length);
-  std::string mpi_library(library, static_cast<std::size_t>(std::max(length, 0)));
-  if (const auto end = mpi_library.find('\n'); end != std::string::npos) mpi_library.resize(end);
-  while (!mpi_library.empty() && (mpi_library.back() == ' ' || mpi_library.back() == '\r')) {
-    mpi_library.pop_back();
-  }
+  const std::string mpi_library = outputs::mpi_library_version();
   int provided = 0;
   MPI_Query_thread(&provided);
   int major = 0;
   int minor = 0;
   MPI_Get_version(&major, &minor);
-  std::replace(mpi_library.begin(), mpi_library.end(), '\t', ' ');
   fmt::print("MPI library: {}\n", mpi_library);
   fmt::print("MPI standard {}.{}, thread level provided: {}, {} rank(s)\n", major, minor,
              thread_level_name(provided), mpi.world_size());
   const auto build = outputs::versions();
   fmt::print(
-      "build: haloflow {}, CUDA runtime {}, CUDA driver {}, fmt {}, nlohmann_json {}\n",
+      "build: haloflow {}, CUDA runtime {}, CUDA driver {}, fmt {}, nlohmann_json {}, libpng {}, "
+      "zlib {}\n",
       build["haloflow"].get<std::string>(),
       device ? cuda_version(device->runtime_version) : std::string("no device"),
       device ? cuda_version(device->driver_version) : std::string("no device"),
-      fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100),
-      build["nlohmann_json"].get<std::string>());
+      build["fmt"].get<std::string>(), build["nlohmann_json"].get<std::string>(),
+      build["libpng"].get<std::string>(), build["zlib"].get<std::string>());
   fmt::print("nccl transport: {}\n", haloflow::nccl_available()
                                          ? haloflow::nccl_description()
                                          : "not available: " + haloflow::nccl_description());

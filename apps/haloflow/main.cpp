@@ -17,6 +17,7 @@
 #include "collective.hpp"
 #include "commands.hpp"
 #include "haloflow/mpi_session.hpp"
+#include "haloflow/version.hpp"
 #include "printable.hpp"
 #include "replay.hpp"
 #include "run_case.hpp"
@@ -64,6 +65,9 @@ CLI::Validator finite_between(double low, double high, bool above_low) {
 
 int main(int argc, char** argv) {
   CLI::App app{"haloflow: hide halo communication behind computation with CUDA graphs"};
+  // `haloflow --version`: the version alone, as scripts read it (`haloflow info` says more).
+  app.set_version_flag("--version", std::string("haloflow ") + haloflow::version,
+                       "print haloflow's version and exit");
   app.require_subcommand(1);
   RunFlags options;
   auto* run = app.add_subcommand(
@@ -84,14 +88,19 @@ int main(int argc, char** argv) {
   run->add_option("--out", options.out,
                   "the run directory (default: the case's run.output, or runs/<case name>)")
       ->check(kNotEmpty);
-  run->add_option("--json", options.json_path, "also write the executor comparison to this file")
+  run->add_option("--json", options.json_path,
+                  "also write the executor comparison (one executor: all of results.json) to "
+                  "this file")
       ->check(kNotEmpty);
-  run->add_option("--dot", options.dot_path, "also write the frame plan as Graphviz DOT")
+  run->add_option("--dot", options.dot_path,
+                  "also write the plans of every frame the run builds as Graphviz DOT")
       ->check(kNotEmpty);
   run->add_flag("--vtk", options.vtk,
-                "models: write VTK image data (.vti per rank, .pvti) into RUN_DIR/vtk");
+                "models: write VTK image data at each output (RUN_DIR/vtk: a binary .vti per "
+                "rank, a .pvti; RUN_DIR/<name>.pvd for ParaView's time series)");
   run->add_flag("--png", options.png,
-                "models: write RUN_DIR/<name>.png of the field at the end (heat3d: z = nz/2)");
+                "models: write RUN_DIR/png/<name>_<step>.png at each output (a 3D field: the z "
+                "layer run.png_slice, or where the field is largest)");
   run->add_option("--checkpoint-every", options.checkpoint_every,
                   "models: a checkpoint every N steps into RUN_DIR/checkpoints; 0: none")
       ->check(CLI::Range(0, 100000000));
@@ -113,7 +122,8 @@ int main(int argc, char** argv) {
                   "before the run ends naming them (default: the case's run.timeout_s, 60)")
       ->check(finite_between(haloflow::cases::kMinTimeout, haloflow::cases::kMaxTimeout, false));
   run->add_option("--output-every", options.output_every,
-                  "models: VTK every N steps and after the last; 0: only after the last")
+                  "models: VTK and PNG at step 0, every N steps and after the last; 0: step 0 and "
+                  "the last")
       ->check(CLI::Range(0, 100000000));
   run->add_option("--handoff", options.handoff,
                   "how graph frames hand host nodes (the MPI exchange) to the host (default: the "

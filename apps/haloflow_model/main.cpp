@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "copy_bandwidth.hpp"
 #include "executors.hpp"
 #include "haloflow/bounded_mpi.hpp"
 #include "haloflow/device.hpp"
@@ -123,9 +124,10 @@ void add_flags(CLI::App& app, Flags& f) {
                  "seconds a halo exchange or a collective may wait for the other ranks")
       ->check(finite_between(0.1, 86400))
       ->capture_default_str();
-  app.add_option("--copy-bandwidth", f.copy_bandwidth, "bytes/s the fraction is reported against")
-      ->check(finite_between(1, 1e15))
-      ->capture_default_str();
+  app.add_option("--copy-bandwidth", f.copy_bandwidth,
+                 "bytes/s the fraction is reported against (default: measured on a GPU, none on "
+                 "the host executor)")
+      ->check(finite_between(1, 1e15));
   app.add_option("--dump", f.dump, "rank 0 writes the global field here (raw values, x fastest)");
   app.add_option("--compare", f.compare, "compare the global field with this raw file");
   app.add_option("--tolerance", f.tolerance, "largest |difference| --compare accepts")
@@ -200,7 +202,11 @@ int run(const Flags& f, const haloflow::MpiSession& mpi) {
   options.measure_overlap = f.overlap;
   const auto result = model->run_steps(options, MPI_COMM_WORLD);
   if (mpi.world_rank() == 0) {
-    const std::string report = result->report({.copy_bandwidth = f.copy_bandwidth});
+    // The fraction against this machine's copy, never another's.
+    const double bandwidth = f.copy_bandwidth > 0             ? f.copy_bandwidth
+                             : executor != ExecutorKind::host ? models::measure_copy_bandwidth()
+                                                              : 0;
+    const std::string report = result->report({.copy_bandwidth = bandwidth});
     std::fputs(report.c_str(), stdout);
   }
   return finish_field(f, *result, mpi.world_rank());

@@ -24,10 +24,17 @@ class ComparedResult final : public ModelResult {
   explicit ComparedResult(std::vector<ComparedRun> runs) : runs_(std::move(runs)) {}
 
   [[nodiscard]] std::string report(const ReportOptions& options) const override {
-    std::string text = runs_.front().result->report(options);
-    if (runs_.size() < 2) return text;
-    text += fmt::format("\n{:<9} {:>11} {:>9} {:>9} {:>9}\n", "executor", "median us", "p90 us",
-                        "p99 us", "hidden");
+    return runs_.front().result->report(options) + comparison();
+  }
+  [[nodiscard]] std::string closing(const ReportOptions& options) const override {
+    return runs_.front().result->closing(options) + comparison();
+  }
+
+  //! The table of the executors compared (none for one).
+  [[nodiscard]] std::string comparison() const {
+    if (runs_.size() < 2) return {};
+    std::string text = fmt::format("\n{:<9} {:>11} {:>9} {:>9} {:>9}\n", "executor", "median us",
+                                   "p90 us", "p99 us", "hidden");
     for (const ComparedRun& run : runs_) {
       const StepTimes* t = run.result->times();
       if (t == nullptr) continue;

@@ -34,7 +34,9 @@ struct MachineLimits {
 
 //! How a result is shown: the copy bandwidth the achieved bandwidth is a fraction of.
 struct ReportOptions {
-  double copy_bandwidth = 4.3e12;  //!< bytes/s read + written (an H200's device copy)
+  //! Bytes/s read + written by a device-to-device copy on this machine (measured: see
+  //! copy_bandwidth.hpp); 0: none, and no fraction is shown (a CPU run, or not measured).
+  double copy_bandwidth = 0;
 };
 
 //! The global field rank 0 gathered (RunOptions::gather): float or double values, x fastest.
@@ -46,6 +48,11 @@ class ModelResult {
   virtual ~ModelResult() = default;
   //! What rank 0 prints: the model's own lines, its times and the benchmark line.
   [[nodiscard]] virtual std::string report(const ReportOptions& options) const = 0;
+  //! The report less what was said as the run went (RunOptions::say: the header and the
+  //! per-step lines), for a command that printed those already.
+  [[nodiscard]] virtual std::string closing(const ReportOptions& options) const {
+    return report(options);
+  }
   //! Adds the model's entries to results.json (rank 0).
   virtual void add_to(nlohmann::json& results, const ReportOptions& options) const = 0;
   //! The timed steps (for the comparison of executors); null when the run did not step in time.
@@ -95,6 +102,9 @@ class Model {
   //! warmup, vtk, output_every, png, checkpoint_every; the case reader's RunSection) rather than
   //! keys of its own.
   [[nodiscard]] virtual bool steps_in_time() const = 0;
+  //! The samples per axis of the field the model writes (VTK, PNG; one layer along z for a 2D
+  //! field), its section read; {0, 0, 0}: it writes none (the seed).
+  [[nodiscard]] virtual Index3 field_shape() const { return {0, 0, 0}; }
   //! The run-section keys the model reads itself (the seed: frames, host_frames, ...).
   [[nodiscard]] virtual std::vector<std::string> own_run_keys() const { return {}; }
   //! Reads those keys of the run section.

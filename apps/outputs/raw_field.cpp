@@ -66,6 +66,11 @@ std::string write_field_dump(const std::string& path, const models::GlobalField&
       field);
 }
 
+std::uint64_t field_bytes(const models::GlobalField& field) {
+  return std::visit([](auto values) { return static_cast<std::uint64_t>(values.size_bytes()); },
+                    field);
+}
+
 FieldComparison compare_field(const std::string& path, const models::GlobalField& field,
                               double tolerance) {
   return std::visit([&](auto values) { return compare(path, values, tolerance); }, field);

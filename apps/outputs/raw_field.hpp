@@ -3,6 +3,7 @@
 // --compare reads back, so that runs on other executors or rank counts compare bitwise.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "model.hpp"
@@ -13,6 +14,9 @@ namespace haloflow::outputs {
 //! line the command prints. \throws Error naming the file.
 std::string write_field_dump(const std::string& path, const models::GlobalField& field,
                              bool replace);
+
+//! The bytes write_field_dump writes for `field`.
+[[nodiscard]] std::uint64_t field_bytes(const models::GlobalField& field);
 
 //! What comparing a field with a raw file found.
 struct FieldComparison {

@@ -4,6 +4,10 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <png.h>
+#include <zlib.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
@@ -36,9 +40,38 @@ void prepare_run_directory(const std::filesystem::path& directory, bool force) {
 
 nlohmann::json versions() {
   return {{"haloflow", haloflow::version},
-          {"fmt", FMT_VERSION},
+          {"fmt", fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100,
+                              FMT_VERSION % 100)},
           {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR,
-                                        NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)}};
+                                        NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)},
+          {"libpng", PNG_LIBPNG_VER_STRING},
+          {"zlib", ZLIB_VERSION}};
+}
+
+std::string clean_text(std::string_view text) {
+  std::string out;
+  bool space = false;
+  for (const char c : text) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ' || c == '\v' || c == '\f') {
+      space = !out.empty();
+      continue;
+    }
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) continue;  // other control characters
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+std::string mpi_library_version() {
+  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(library, &length);
+  std::string_view text(library, static_cast<std::size_t>(std::max(length, 0)));
+  // The first line: MPICH's runs on for a page of configure options.
+  if (const auto end = text.find('\n'); end != std::string_view::npos) text = text.substr(0, end);
+  return clean_text(text);
 }
 
 nlohmann::json machine_description(const std::string& device_name) {
@@ -49,12 +82,10 @@ nlohmann::json machine_description(const std::string& device_name) {
   std::tm utc{};
   gmtime_r(&now, &utc);
   std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  MPI_Get_library_version(library, &length);
-  std::string mpi(library, static_cast<std::size_t>(length));
-  if (const auto end = mpi.find('\n'); end != std::string::npos) mpi.resize(end);
-  return {{"hostname", host}, {"device", device_name}, {"date", date}, {"mpi_library", mpi}};
+  return {{"hostname", clean_text(host)},
+          {"device", clean_text(device_name)},
+          {"date", date},
+          {"mpi_library", mpi_library_version()}};
 }
 
 Progress::Progress(std::string what, int every, bool enabled, std::FILE* to, long first)
@@ -65,6 +96,15 @@ Progress::Progress(std::string what, int every, bool enabled, std::FILE* to, lon
       terminal_(to != nullptr && isatty(fileno(to)) != 0),
       first_(first),
       start_(std::chrono::steady_clock::now()) {}
+
+void Progress::say(std::string_view line) {
+  if (to_ == nullptr) return;
+  // On a terminal the progress line is rewritten in place: clear it, so the line stands alone.
+  if (terminal_ && shown_) fmt::print(to_, "\r{:<70}\r", "");
+  fmt::print(to_, "{}", line);
+  std::fflush(to_);
+  shown_ = false;
+}
 
 void Progress::update(long done, long total) {
   if (!enabled_ || total <= 0) return;
@@ -78,6 +118,7 @@ void Progress::update(long done, long total) {
       fmt::format("{} {}/{}, {:.1f} {}/s, {:.1f} s left", what_, done, total, rate, what_, left);
   if (terminal_) {
     fmt::print(to_, "\r{:<70}{}", line, last ? "\n" : "");
+    shown_ = !last;
   } else {
     fmt::print(to_, "progress: {}\n", line);
   }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -18,8 +19,16 @@ void prepare_run_directory(const std::filesystem::path& directory, bool force);
 //! The versions of haloflow and the libraries it was built with, for results.json and info.
 nlohmann::json versions();
 
-//! hostname, device name (or "none"), date (UTC, ISO 8601), MPI library.
+//! hostname, device name (or "none"), date (UTC, ISO 8601), MPI library (the first line of
+//! MPI_Get_library_version), each a clean string (clean_text).
 nlohmann::json machine_description(const std::string& device_name);
+
+//! The MPI library's version: the first line of MPI_Get_library_version, cleaned.
+[[nodiscard]] std::string mpi_library_version();
+
+//! `text` with tabs, newlines and runs of spaces made single spaces, other control characters
+//! dropped, and no space at either end: a string a JSON reader or a terminal shows as it is.
+[[nodiscard]] std::string clean_text(std::string_view text);
 
 //! Rank 0's progress: on a terminal one line rewritten in place (step, steps/s, time left);
 //! otherwise a plain line every `every` steps and at the last.
@@ -29,6 +38,8 @@ class Progress {
   //! restart), left out of the rate.
   Progress(std::string what, int every, bool enabled, std::FILE* to = stdout, long first = 0);
   void update(long done, long total);
+  //! Prints `line` (ending in a newline) where the progress line would not garble it.
+  void say(std::string_view line);
 
  private:
   std::string what_;
@@ -38,6 +49,7 @@ class Progress {
   bool terminal_;
   long first_;
   std::chrono::steady_clock::time_point start_;
+  bool shown_ = false;  //!< a terminal's progress line is on screen, unfinished
 };
 
 }  // namespace haloflow::outputs

@@ -2,135 +2,112 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <vector>
 
 #include "haloflow/bounded_mpi.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "output_files.hpp"
+#include "point_pieces.hpp"
 
 namespace haloflow::outputs {
 namespace {
 
-using Extent = std::array<long long, 6>;
+std::string piece_file(const std::string& stem, int rank) {
+  return fmt::format("{}_r{:04d}.vti", stem, rank);
+}
 
-// Cell data: a piece's extent counts points, one more than its cells along each axis.
-Extent piece_extent(const haloflow::models::OwnedField& f) {
-  Extent e{};
-  for (std::size_t axis = 0; axis < 3; ++axis) {
-    e[2 * axis] = f.offset[axis];
-    e[2 * axis + 1] = f.offset[axis] + f.cells[axis];
+std::vector<ArrayValues> array_values(const models::OwnedField& field, const Piece& piece) {
+  std::vector<ArrayValues> arrays;
+  for (std::size_t a = 0; a < field.arrays.size(); ++a) {
+    arrays.push_back({.name = field.arrays[a].name,
+                      .components = field.arrays[a].components,
+                      .values = piece.values[a]});
   }
-  return e;
-}
-
-std::string extent_text(const Extent& e) {
-  return fmt::format("{} {} {} {} {} {}", e[0], e[1], e[2], e[3], e[4], e[5]);
-}
-
-std::string whole_extent(const haloflow::models::OwnedField& f) {
-  return fmt::format("0 {} 0 {} 0 {}", f.global_cells[0], f.global_cells[1], f.global_cells[2]);
-}
-
-std::string spacing_text(const haloflow::models::OwnedField& f) {
-  return fmt::format("{:.17g} {:.17g} {:.17g}", f.spacing[0], f.spacing[1], f.spacing[2]);
-}
-
-std::string file_stem(const std::string& name, int step) {
-  return fmt::format("{}_{:06d}", name, step);
-}
-
-void write_text(const std::filesystem::path& path, const std::string& text) {
-  // In RUN_DIR/vtk: no link from the run directory down is followed.
-  write_output_file(path, text,
-                    {.replace = true, .run_directory = path.parent_path().parent_path()});
+  return arrays;
 }
 
 }  // namespace
 
-std::string vti_text(const haloflow::models::OwnedField& f) {
-  const std::size_t cells = static_cast<std::size_t>(f.cells[0] * f.cells[1] * f.cells[2]);
-  if (f.names.empty() || f.values.size() != cells * f.names.size()) {
-    throw Error(fmt::format("VTK output: {} values for {} cells and {} components", f.values.size(),
-                            cells, f.names.size()));
-  }
-  const std::string extent = extent_text(piece_extent(f));
-  std::string text = fmt::format(
-      "<?xml version=\"1.0\"?>\n"
-      "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
-      "  <ImageData WholeExtent=\"{}\" Origin=\"0 0 0\" Spacing=\"{}\">\n"
-      "    <Piece Extent=\"{}\">\n"
-      "      <CellData Scalars=\"{}\">\n",
-      whole_extent(f), spacing_text(f), extent, f.names.front());
-  for (std::size_t c = 0; c < f.names.size(); ++c) {
-    text += fmt::format(
-        "        <DataArray type=\"Float64\" Name=\"{}\" NumberOfComponents=\"1\" "
-        "format=\"ascii\">\n",
-        f.names[c]);
-    for (std::size_t i = 0; i < cells; ++i) {
-      text += fmt::format("{:.17g}{}", f.values[c * cells + i],
-                          (i + 1) % 8 == 0 || i + 1 == cells ? "\n" : " ");
-    }
-    text += "        </DataArray>\n";
-  }
-  text +=
-      "      </CellData>\n"
-      "    </Piece>\n"
-      "  </ImageData>\n"
-      "</VTKFile>\n";
-  return text;
+std::string output_stem(const std::string& name, int step) {
+  return fmt::format("{}_{:06d}", name, step);
 }
 
-void write_vtk(const std::filesystem::path& directory, const std::string& name,
-               const haloflow::models::OwnedField& field, MPI_Comm communicator,
-               std::chrono::duration<double> timeout) {
-  const BoundedCollectives collectives(communicator, timeout);
+ImageGrid image_grid(const models::OwnedField& field) {
+  return {.whole = whole_extent(sample_grid(field)),
+          .origin = field.origin,
+          .spacing = field.spacing,
+          .centring = field.centring,
+          .time = field.time};
+}
+
+std::vector<WrittenFile> write_vtk(const std::filesystem::path& directory,
+                                   const std::filesystem::path& run_directory,
+                                   const std::string& name, const models::OwnedField& field,
+                                   const VtkFormat& format, const BoundedCollectives& collectives) {
+  MPI_Comm communicator = collectives.communicator();
   int rank = 0;
   int ranks = 1;
-  MPI_Comm_rank(communicator, &rank);
-  MPI_Comm_size(communicator, &ranks);
-  const std::string stem = file_stem(name, field.step);
-  const std::string piece = fmt::format("{}_r{:04d}.vti", stem, rank);
+  HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), "the VTK output");
+  HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "the VTK output");
+  if (field.arrays.empty()) throw Error("VTK output: the field has no arrays");
+  const std::string stem = output_stem(name, field.step);
+  const ImageGrid grid = image_grid(field);
+  const Piece piece = field_piece(field, collectives);  // collective
+  const std::vector<ArrayValues> arrays = array_values(field, piece);
   std::string failure;
+  std::uint64_t bytes = 0;
   try {
-    write_text(directory / piece, vti_text(field));
+    const VtiParts parts = vti_parts(grid, piece.extent, arrays, format);
+    write_output_file(directory / piece_file(stem, rank), {parts.xml, parts.data, parts.tail},
+                      {.replace = true, .run_directory = run_directory});
+    bytes = parts.size();
   } catch (const Error& error) {
     failure = error.what();
   }
-  const Extent mine = piece_extent(field);
-  std::vector<long long> extents(static_cast<std::size_t>(6 * ranks));
-  collectives.gather(mine.data(), 6, MPI_LONG_LONG, extents.data(), 0,
+  // Rank 0 names every piece in the .pvti and announces every file: each piece's extent and size.
+  std::array<std::int64_t, 7> mine{};
+  std::copy(piece.extent.begin(), piece.extent.end(), mine.begin());
+  mine[6] = static_cast<std::int64_t>(bytes);
+  std::vector<std::int64_t> all(static_cast<std::size_t>(7 * ranks));
+  collectives.gather(mine.data(), 7, MPI_INT64_T, all.data(), 0,
                      fmt::format("the VTK pieces' extents of step {}", field.step));
   int failed = failure.empty() ? 0 : 1;
   int any = 0;
   collectives.allreduce(&failed, &any, 1, MPI_INT, MPI_MAX,
                         fmt::format("the VTK pieces of step {} written", field.step));
   if (!failure.empty()) throw Error(failure);
-  if (any != 0) throw Error(fmt::format("VTK output of step {}: another rank failed", field.step));
-  if (rank != 0) return;
-  std::string text = fmt::format(
-      "<?xml version=\"1.0\"?>\n"
-      "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
-      "  <PImageData WholeExtent=\"{}\" GhostLevel=\"0\" Origin=\"0 0 0\" Spacing=\"{}\">\n"
-      "    <PCellData Scalars=\"{}\">\n",
-      whole_extent(field), spacing_text(field), field.names.front());
-  for (const auto& component : field.names) {
-    text += fmt::format(
-        "      <PDataArray type=\"Float64\" Name=\"{}\" NumberOfComponents=\"1\"/>\n", component);
+  if (any != 0) {
+    throw Error(fmt::format("VTK output of step {}: another rank's piece could not be written",
+                            field.step));
   }
-  text += "    </PCellData>\n";
+  if (rank != 0) return {};
+  std::vector<PieceSource> pieces;
+  std::vector<WrittenFile> written;
   for (int r = 0; r < ranks; ++r) {
     Extent e{};
-    for (std::size_t i = 0; i < 6; ++i) e[i] = extents[static_cast<std::size_t>(6 * r) + i];
-    text += fmt::format("    <Piece Extent=\"{}\" Source=\"{}_r{:04d}.vti\"/>\n", extent_text(e),
-                        stem, r);
+    const auto at = static_cast<std::size_t>(7 * r);
+    std::copy(all.begin() + static_cast<std::ptrdiff_t>(at),
+              all.begin() + static_cast<std::ptrdiff_t>(at + 6), e.begin());
+    pieces.push_back({.extent = e, .file = piece_file(stem, r)});
+    written.push_back({.path = directory / piece_file(stem, r),
+                       .bytes = static_cast<std::uint64_t>(all[at + 6])});
   }
-  text +=
-      "  </PImageData>\n"
-      "</VTKFile>\n";
-  write_text(directory / (stem + ".pvti"), text);
+  const std::string text = pvti_file(grid, pieces, arrays, format);
+  write_output_file(directory / (stem + ".pvti"), text,
+                    {.replace = true, .run_directory = run_directory});
+  written.push_back({.path = directory / (stem + ".pvti"), .bytes = text.size()});
+  return written;
+}
+
+WrittenFile write_pvd(const std::filesystem::path& path, const std::filesystem::path& run_directory,
+                      const std::vector<CollectionEntry>& entries) {
+  const std::string text = pvd_file(entries);
+  write_output_file(path, text,
+                    {.replace = true, .run_directory = run_directory});  // after each output
+  return {.path = path, .bytes = text.size()};
 }
 
 }  // namespace haloflow::outputs

@@ -301,4 +301,23 @@ void BoundedCollectives::gatherv(const void* send, int count, MPI_Datatype type,
   wait_for_collective(request, communicator_, "MPI_Igatherv", what, timeout_);
 }
 
+void BoundedCollectives::allgather(const void* send, int count, MPI_Datatype type, void* receive,
+                                   std::string_view what) const {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Iallgather(send, count, type, receive, count, type, communicator_, &request),
+            "MPI_Iallgather", what);
+  wait_for_collective(request, communicator_, "MPI_Iallgather", what, timeout_);
+}
+
+void BoundedCollectives::alltoallv(const void* send, const int* send_counts,
+                                   const int* send_displacements, MPI_Datatype type, void* receive,
+                                   const int* receive_counts, const int* receive_displacements,
+                                   std::string_view what) const {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Ialltoallv(send, send_counts, send_displacements, type, receive, receive_counts,
+                           receive_displacements, type, communicator_, &request),
+            "MPI_Ialltoallv", what);
+  wait_for_collective(request, communicator_, "MPI_Ialltoallv", what, timeout_);
+}
+
 }  // namespace haloflow

@@ -200,8 +200,8 @@ const FrameOptions& Frame::options() const {
   return state_->options;
 }
 
-Executor& Frame::implementation() {
-  return *state_->executor;
+Executor& detail::executor_of(Frame& frame) {
+  return *frame.state_->executor;
 }
 
 }  // namespace haloflow

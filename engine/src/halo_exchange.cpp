@@ -6,6 +6,7 @@
 #include <climits>
 #include <thread>
 
+#include "haloflow/bounded_mpi.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "nccl_channel.hpp"
@@ -310,7 +311,11 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
   s.requests.assign(2 * s.remote.size(), MPI_REQUEST_NULL);
   // A private communicator: our tags cannot match the caller's messages, and errors come back
   // as codes (reported with context) instead of aborting inside MPI.
-  HALOFLOW_MPI(MPI_Comm_dup(communicator, &s.communicator), s.context);
+  // (Duplicating is collective: bounded like the exchange, so that a rank that never gets here
+  // ends the others with a message instead of a hang.)
+  MPI_Request duplicating = MPI_REQUEST_NULL;
+  HALOFLOW_MPI(MPI_Comm_idup(communicator, &s.communicator, &duplicating), s.context);
+  wait_for_collective(duplicating, communicator, "MPI_Comm_idup", s.context, s.options.timeout);
   HALOFLOW_MPI(MPI_Comm_set_errhandler(s.communicator, MPI_ERRORS_RETURN), s.context);
   void* tag_bound = nullptr;
   int found = 0;

@@ -49,12 +49,12 @@ class SpanSource {
   //! Turns recording on.
   virtual void start(const std::vector<Frame*>& frames) {
     for (std::size_t i = 0; i < frames.size(); ++i) {
-      frames[i]->implementation().time_host_work(timers_.at(i).get());
+      detail::executor_of(*frames[i]).time_host_work(timers_.at(i).get());
     }
   }
   //! Turns recording off; every span recorded since start().
   virtual std::vector<RawSpan> stop(const std::vector<Frame*>& frames) {
-    for (Frame* frame : frames) frame->implementation().time_host_work(nullptr);
+    for (Frame* frame : frames) detail::executor_of(*frame).time_host_work(nullptr);
     return take_host_spans();
   }
 

@@ -5,6 +5,11 @@
 // mark what it quotes.
 //
 //   advection2d [--executor auto|host|graph|streams|serial[,...]] [--steps N] [--record N]
+//               [--transport mpi|nccl] [--handoff proxy|host-node]
+//               [--self-exchange device|transport]
+// (--transport and --self-exchange apply to the GPU executors; the host executor always uses MPI.
+// With --self-exchange transport, a rank that is its own neighbour sends itself its halos through
+// the transport instead of copying them on the device: NCCL on one GPU.)
 //
 // Each executor named runs the same frame; rank 0 compares the result with a serial computation
 // and, when several run, with the first one's, bit for bit. Exit 0: all equal; 1: a difference or
@@ -128,8 +133,27 @@ std::vector<double> gather(MPI_Comm comm, const haloflow::CartesianDecomposition
   return global;
 }
 
+//! How the halos travel and how the graph hands its host node over (both choices of the engine).
+struct Travel {
+  haloflow::Transport transport = haloflow::Transport::automatic;
+  haloflow::Handoff handoff = haloflow::Handoff::automatic;
+  bool self_on_device = true;
+};
+
+// snippet-begin: travel
+// NCCL moves the halos between device buffers inside the frame's graph (one GPU per rank); MPI
+// stages them through pinned host memory, which the host executor needs. Either way the results
+// are the same, bit for bit.
+haloflow::ExchangeOptions exchange_options(haloflow::ExecutorKind executor, const Travel& travel) {
+  const bool gpu = executor != haloflow::ExecutorKind::host;
+  return {.transport = gpu ? travel.transport : haloflow::Transport::mpi,
+          .self_on_device = travel.self_on_device || !gpu};
+}
+// snippet-end: travel
+
 // Runs `steps` frames of the scheme on `executor`; returns the global field on rank 0.
-std::vector<double> advect(MPI_Comm comm, haloflow::ExecutorKind executor, int steps, int record) {
+std::vector<double> advect(MPI_Comm comm, haloflow::ExecutorKind executor, int steps, int record,
+                           Travel travel) {
   // snippet-begin: grid
   haloflow::DecompositionSpec spec;
   spec.dimensions = 2;
@@ -162,7 +186,7 @@ std::vector<double> advect(MPI_Comm comm, haloflow::ExecutorKind executor, int s
   // Exchange u's halo while the interior advances, then update the boundary cells. Two field
   // sets, {u} and {u_new}, so that the exchange follows the ping-pong.
   haloflow::HaloExchange<double> exchange(halo, comm, {{u.as<double>()}, {u_new.as<double>()}},
-                                          backend);
+                                          backend, exchange_options(executor, travel));
   const auto kernel =
       haloflow::per_cell_kernel<UpwindStep, Region, Upwind, const double*, double*>("upwind");
   const long stride = layout.extent()[0];
@@ -194,7 +218,7 @@ std::vector<double> advect(MPI_Comm comm, haloflow::ExecutorKind executor, int s
   // snippet-end: recorder
 
   // snippet-begin: step-loop
-  haloflow::Frame frame(std::move(plan), executor);
+  haloflow::Frame frame(std::move(plan), executor, {.handoff = travel.handoff});
   for (int step = 0; step < steps; ++step) {
     const bool even = step % 2 == 0;
     const double* from = (even ? u : u_new).as<const double>();
@@ -225,7 +249,12 @@ std::vector<double> advect(MPI_Comm comm, haloflow::ExecutorKind executor, int s
       frame.run();  // the same frame again: these steps are not part of the result above
       recorder->frame_ends();
     }
-    const haloflow::OverlapReport report = haloflow::analyze(recorder->stop());
+    const haloflow::Trace trace = recorder->stop();
+    const haloflow::OverlapReport report = haloflow::analyze(trace);
+    // Files a user opens: Perfetto or chrome://tracing, and a browser.
+    const std::string stem = "advection2d-rank" + std::to_string(grid.rank());
+    haloflow::write_chrome_trace(stem + "-trace.json", {trace});
+    haloflow::write_svg_timeline(stem + "-timeline.svg", {trace});
     // snippet-end: record
     if (grid.rank() == 0) {
       std::printf(
@@ -248,6 +277,7 @@ struct Options {
   std::vector<haloflow::ExecutorKind> executors;
   int steps = 200;
   int record = 0;  // frames to record after the run; 0: none
+  Travel travel;
 };
 
 std::optional<Options> parse(int argc, char** argv, bool gpu) {
@@ -260,6 +290,16 @@ std::optional<Options> parse(int argc, char** argv, bool gpu) {
       options.steps = std::atoi(argv[i + 1]);
     } else if (std::strcmp(argv[i], "--record") == 0) {
       options.record = std::atoi(argv[i + 1]);
+    } else if (std::strcmp(argv[i], "--transport") == 0) {
+      const auto transport = haloflow::transport_from_string(argv[i + 1]);
+      if (!transport) return std::nullopt;
+      options.travel.transport = *transport;
+    } else if (std::strcmp(argv[i], "--handoff") == 0) {
+      const auto handoff = haloflow::handoff_from_string(argv[i + 1]);
+      if (!handoff) return std::nullopt;
+      options.travel.handoff = *handoff;
+    } else if (std::strcmp(argv[i], "--self-exchange") == 0) {
+      options.travel.self_on_device = std::strcmp(argv[i + 1], "transport") != 0;
     } else {
       return std::nullopt;
     }
@@ -285,7 +325,8 @@ int run(MPI_Comm comm, const Options& options) {
   std::vector<double> first;
   int status = 0;
   for (const haloflow::ExecutorKind executor : options.executors) {
-    const std::vector<double> field = advect(comm, executor, options.steps, options.record);
+    const std::vector<double> field =
+        advect(comm, executor, options.steps, options.record, options.travel);
     if (rank != 0) continue;
     const std::string name(haloflow::to_string(executor));
     // Same operation in the same order on both sides, and no fused multiply-add on the GPU
@@ -332,7 +373,8 @@ int main(int argc, char** argv) {
     if (!options) {
       std::fputs(
           "usage: advection2d [--executor auto|host|graph|streams|serial[,...]] "
-          "[--steps N] [--record N]\n",
+          "[--steps N] [--record N] [--transport mpi|nccl] [--handoff proxy|host-node] "
+          "[--self-exchange device|transport]\n",
           stderr);
     } else if (wants_gpu(*options) && placement.device < 0) {
       std::puts("advection2d: no CUDA device for a GPU executor");

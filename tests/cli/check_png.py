@@ -1,30 +1,55 @@
 #!/usr/bin/env python3
-"""Reads back the PNG `haloflow run --png` wrote and checks it against results.json.
+"""Decodes the PNGs `haloflow run --png` wrote with a decoder of its own (pypng, or Pillow) and
+checks them against results.json.
 
-usage: check_png.py RUN_DIR --field NX NY [--range LO HI]
+usage: check_png.py RUN_DIR --steps S0,S1,... --field NX NY [--range LO HI] [--slice LAYER]
 
-The file is decoded by hand: the signature, each chunk's CRC-32, IHDR (width and height as
-results.json's "png" entry says, 8-bit RGB, no interlace), the IDAT zlib stream inflated by
-python's zlib (and its stored blocks walked by hand too), filter 0 on every row. Then the
-pixels: the field covers NX x NY cells scaled as haloflow scales them, every field pixel is a
-colour of the map, the colours of the minimum and the maximum both appear in it (unless the field
-is wider than 1024 cells and so sampled), the colour bar
-runs from the maximum's colour at the top to the minimum's at the bottom, and the labels are
-drawn in black beside it. With --range, the minimum and maximum lie in [LO, HI].
+results.json's "png" entry lists one picture per step asked for (png/NAME_<step>.png); each
+decodes as 8-bit RGB of the size it says, is compressed (at most a quarter of its raw pixels),
+and shows: a title (dark pixels above the field), the field NX x NY cells scaled as haloflow
+scales them, every field pixel a colour of the map with the minimum's and maximum's colours
+present (unless the field is wider than 1024 cells and so sampled), a colour bar from the
+maximum's colour at the top to the minimum's at the bottom, a black tick beside the bar at each
+of its round values (ascending, inside the range, one label apart) and text beside and below
+it. --range: the minimum and maximum lie in [LO, HI]. --slice: the pictures show that z layer.
+Exit 77 (skipped) when neither pypng nor Pillow can be imported.
 """
 import json
 import math
 import os
-import struct
 import sys
-import zlib
 
-LOW = (68, 1, 84)      # the colour map's ends (apps/haloflow/png_output.cpp)
+try:
+    import png as pypng  # Debian: python3-png
+
+    def decode(path):
+        width, height, rows, info = pypng.Reader(filename=path).asRGB8()
+        pixels = [bytes(row) for row in rows]
+        return width, height, info["bitdepth"], info["planes"], lambda x, y: tuple(
+            pixels[y][3 * x:3 * x + 3])
+except ImportError:
+    try:
+        from PIL import Image  # Debian: python3-pil
+
+        def decode(path):
+            image = Image.open(path)
+            mode = image.mode
+            rgb = image.convert("RGB")
+            return rgb.width, rgb.height, 8, 3 if mode == "RGB" else 0, lambda x, y: rgb.getpixel(
+                (x, y))
+    except ImportError:
+        print("check_png: skipped: neither pypng (python3-png) nor Pillow (python3-pil) is "
+              "importable")
+        sys.exit(77)
+
+LOW = (68, 1, 84)  # the colour map's ends (apps/outputs/png_output.cpp)
 HIGH = (253, 231, 37)
+BLACK = (0, 0, 0)
+WHITE = (255, 255, 255)
 
 
 def colour_of(t):
-    """The colour map of apps/haloflow/png_output.cpp (round half away from zero, as lround)."""
+    """The colour map of apps/outputs/png_output.cpp (round half away from zero, as lround)."""
     points = [LOW, (59, 82, 139), (33, 145, 140), (94, 201, 98), HIGH]
     t = min(max(t, 0.0), 1.0)
     at = t * (len(points) - 1)
@@ -34,129 +59,127 @@ def colour_of(t):
                  for c in range(3))
 
 
-def inflate_stored(stream):
-    """Inflates a zlib stream made of stored deflate blocks only (what haloflow writes)."""
-    assert stream[0] == 0x78 and (stream[0] * 256 + stream[1]) % 31 == 0, "zlib header"
-    at = 2
-    out = bytearray()
-    while True:
-        header = stream[at]
-        assert (header >> 1) & 3 == 0, "not a stored block"
-        length, complement = struct.unpack("<HH", stream[at + 1:at + 5])
-        assert length ^ complement == 0xFFFF, "LEN and NLEN disagree"
-        out += stream[at + 5:at + 5 + length]
-        at += 5 + length
-        if header & 1:
-            break
-    adler = struct.unpack(">I", stream[at:at + 4])[0]
-    assert adler == zlib.adler32(bytes(out)), "Adler-32"
-    return bytes(out)
+PALETTE = {colour_of(k / 20000) for k in range(20001)}
+
+
+def on_map(c):
+    """Within 1 per channel of the map (t rounds differently in C++ and here), or NaN's grey."""
+    return c == (128, 128, 128) or any(
+        (c[0] + a, c[1] + b, c[2] + d) in PALETTE
+        for a in (-1, 0, 1) for b in (-1, 0, 1) for d in (-1, 0, 1))
+
+
+def near(c, target):
+    return all(abs(c[k] - target[k]) <= 1 for k in range(3))
+
+
+def check_picture(path, info, nx, ny, value_range, failures):
+    width, height, depth, planes, pixel = decode(path)
+    if (width, height) != (info["width"], info["height"]):
+        failures.append(f"{path}: {width} x {height}, results.json says {info['width']} x "
+                        f"{info['height']}")
+        return
+    if depth != 8 or planes != 3:
+        failures.append(f"{path}: {depth}-bit, {planes} planes: expected 8-bit RGB")
+    raw = width * height * 3
+    size = os.path.getsize(path)
+    if size * 4 > raw:
+        failures.append(f"{path}: {size} bytes for {raw} bytes of pixels: not compressed")
+    fx, fy, fw, fh = info["field_x"], info["field_y"], info["field_width"], info["field_height"]
+    largest = max(nx, ny)
+    if largest > 1024:
+        step = (largest + 1023) // 1024
+        expected = ((nx + step - 1) // step, (ny + step - 1) // step)
+    else:
+        scale = max(1, 256 // largest)
+        expected = (nx * scale, ny * scale)
+    if (fw, fh) != expected:
+        failures.append(f"{path}: field drawn {fw} x {fh} pixels, expected {expected}")
+    if not (fx + fw < width and fy + fh <= height and fy > 0):
+        failures.append(f"{path}: the field lies outside the picture")
+    title = sum(1 for y in range(fy) for x in range(width) if pixel(x, y) == BLACK)
+    if title < 50:
+        failures.append(f"{path}: no title above the field ({title} black pixels)")
+    colours = {pixel(x, y) for y in range(fy, fy + fh) for x in range(fx, fx + fw)}
+    off_map = [c for c in colours if not on_map(c)]
+    if off_map:
+        failures.append(f"{path}: {len(off_map)} field colours are not on the colour map, e.g. "
+                        f"{off_map[0]}")
+    lo, hi = info["minimum"], info["maximum"]
+    if largest <= 1024 and hi > lo:
+        for name, colour in (("minimum", LOW), ("maximum", HIGH)):
+            if not any(near(c, colour) for c in colours):
+                failures.append(f"{path}: the {name}'s colour {colour} is not in the field")
+    if value_range and not (value_range[0] <= lo <= hi <= value_range[1]):
+        failures.append(f"{path}: values from {lo} to {hi}, expected within {value_range}")
+    # The bar: the maximum's colour at the top, the minimum's at the bottom, a ramp between.
+    bx, by, bw, bh = info["bar_x"], info["bar_y"], info["bar_width"], info["bar_height"]
+    middle = bx + bw // 2
+    if hi > lo:
+        if not near(pixel(middle, by), HIGH) or not near(pixel(middle, by + bh - 1), LOW):
+            failures.append(f"{path}: the colour bar does not run from the maximum's colour to "
+                            f"the minimum's")
+    if not all(on_map(pixel(middle, y)) for y in range(by, by + bh)):
+        failures.append(f"{path}: the colour bar has colours off the map")
+    ticks = info["ticks"]
+    if ticks != sorted(ticks) or (hi > lo and len(ticks) < 2):
+        failures.append(f"{path}: ticks {ticks} not ascending, or fewer than two")
+    for tick in ticks:
+        if hi > lo and not (lo - 1e-9 * abs(hi - lo) <= tick <= hi + 1e-9 * abs(hi - lo)):
+            failures.append(f"{path}: tick {tick} outside [{lo}, {hi}]")
+        row = by + (round((hi - tick) / (hi - lo) * (bh - 1)) if hi > lo else (bh - 1) // 2)
+        if not any(pixel(bx + bw + dx, row + dy) == BLACK for dx in range(5) for dy in (-1, 0, 1)):
+            failures.append(f"{path}: no tick mark beside the bar at {tick} (row {row})")
+    labels = sum(1 for y in range(by - 10, by + bh + 10) for x in range(bx + bw + 5, width)
+                 if 0 <= y < height and pixel(x, y) == BLACK)
+    units = sum(1 for y in range(by + bh, height) for x in range(bx, width) if pixel(x, y) == BLACK)
+    if labels < 20 * max(len(ticks), 1) or units < 20:
+        failures.append(f"{path}: the bar's labels ({labels} black pixels) or units ({units}) are "
+                        f"missing")
+    return size, raw
 
 
 def main(argv):
     run_dir = argv[1]
     args = argv[2:]
-    nx = ny = None
-    value_range = None
-    if "--field" in args:
-        at = args.index("--field")
-        nx, ny = int(args[at + 1]), int(args[at + 2])
-    if "--range" in args:
-        at = args.index("--range")
-        value_range = (float(args[at + 1]), float(args[at + 2]))
-    with open(os.path.join(run_dir, "results.json")) as f:
-        info = json.load(f)["png"]
-    path = os.path.join(run_dir, info["file"])
-    with open(path, "rb") as f:
-        data = f.read()
-    failures = []
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        print(f"FAILED: {path}: not a PNG signature")
-        return 1
-    at = 8
-    chunks = []
-    while at < len(data):
-        length = struct.unpack(">I", data[at:at + 4])[0]
-        kind = data[at + 4:at + 8]
-        body = data[at + 8:at + 8 + length]
-        crc = struct.unpack(">I", data[at + 8 + length:at + 12 + length])[0]
-        if crc != zlib.crc32(kind + body):
-            failures.append(f"chunk {kind!r}: CRC-32 mismatch")
-        chunks.append((kind, body))
-        at += 12 + length
-    kinds = [k for k, _ in chunks]
-    if kinds[0] != b"IHDR" or kinds[-1] != b"IEND" or b"IDAT" not in kinds:
-        failures.append(f"chunks {kinds}: expected IHDR, IDAT..., IEND")
-    width, height, depth, colour, compression, filtering, interlace = struct.unpack(
-        ">IIBBBBB", chunks[0][1])
-    if (width, height) != (info["width"], info["height"]):
-        failures.append(f"IHDR {width} x {height}, results.json {info['width']} x "
-                        f"{info['height']}")
-    if (depth, colour, compression, filtering, interlace) != (8, 2, 0, 0, 0):
-        failures.append(f"IHDR depth {depth} colour type {colour}: expected 8-bit RGB")
-    stream = b"".join(body for kind, body in chunks if kind == b"IDAT")
-    raw = zlib.decompress(stream)
-    if inflate_stored(stream) != raw:
-        failures.append("the stored blocks walked by hand differ from zlib's inflate")
-    row = 1 + 3 * width
-    if len(raw) != row * height:
-        failures.append(f"{len(raw)} bytes of pixels, expected {row * height}")
-        print("\n".join("FAILED: " + f for f in failures))
-        return 1
-    if any(raw[y * row] != 0 for y in range(height)):
-        failures.append("a row's filter is not 0")
-
-    def pixel(x, y):
-        at = y * row + 1 + 3 * x
-        return tuple(raw[at:at + 3])
-
-    fx, fy, fw, fh = info["field_x"], info["field_y"], info["field_width"], info["field_height"]
-    if nx is not None:
-        largest = max(nx, ny)
-        if largest > 1024:
-            step = (largest + 1023) // 1024
-            expected = ((nx + step - 1) // step, (ny + step - 1) // step)
+    options = {}
+    i = 0
+    while i < len(args):
+        if args[i] in ("--field", "--range"):
+            options[args[i]] = (args[i + 1], args[i + 2])
+            i += 3
         else:
-            scale = max(1, 256 // largest)
-            expected = (nx * scale, ny * scale)
-        if (fw, fh) != expected:
-            failures.append(f"field drawn {fw} x {fh} pixels, expected {expected}")
-    if not (fx + fw < width and fy + fh <= height):
-        failures.append("the field lies outside the picture")
-    colours = {pixel(x, y) for y in range(fy, fy + fh) for x in range(fx, fx + fw)}
-    if (255, 255, 255) in colours or (0, 0, 0) in colours:
-        failures.append("white or black pixels inside the field")
-    palette = {colour_of(k / 200000) for k in range(200001)}
-
-    def on_map(c):  # within 1 per channel of the map (t rounds differently in C++ and here)
-        return c == (128, 128, 128) or any(
-            (c[0] + a, c[1] + b, c[2] + d) in palette
-            for a in (-1, 0, 1) for b in (-1, 0, 1) for d in (-1, 0, 1))
-
-    off_map = [c for c in colours if not on_map(c)]
-    if off_map:
-        failures.append(f"{len(off_map)} field colours are not on the colour map, e.g. "
-                        f"{off_map[0]}")
-    # A field wider than 1024 cells is sampled, so its extremes may fall between the samples.
-    sampled = nx is not None and max(nx, ny) > 1024
-    if info["maximum"] > info["minimum"] and not sampled:
-        for name, end in (("minimum", LOW), ("maximum", HIGH)):
-            if end not in colours:
-                failures.append(f"the {name}'s colour {end} is not in the field")
-    bar_x = fx + fw + 15 + 10
-    if pixel(bar_x, fy) != HIGH or pixel(bar_x, fy + fh - 1) != LOW:
-        failures.append(f"colour bar: top {pixel(bar_x, fy)}, bottom {pixel(bar_x, fy + fh - 1)}")
-    label_black = sum(1 for y in range(height) for x in range(bar_x + 20, width)
-                      if pixel(x, y) == (0, 0, 0))
-    if label_black == 0:
-        failures.append("no label pixels beside the colour bar")
-    if value_range is not None:
-        lo, hi = value_range
-        if not (lo <= info["minimum"] <= info["maximum"] <= hi):
-            failures.append(f"values {info['minimum']} to {info['maximum']} outside [{lo}, {hi}]")
+            options[args[i]] = args[i + 1]
+            i += 2
+    nx, ny = (int(v) for v in options["--field"])
+    value_range = tuple(float(v) for v in options["--range"]) if "--range" in options else None
+    steps = [int(s) for s in options["--steps"].split(",")]
+    with open(os.path.join(run_dir, "results.json")) as stream:
+        results = json.load(stream)
+    with open(os.path.join(run_dir, "case.resolved.json")) as stream:
+        name = json.load(stream)["name"]
+    entry = results["png"]
+    failures = []
+    pictures = entry["pictures"]
+    files = [p["file"] for p in pictures]
+    expected = [f"png/{name}_{step:06d}.png" for step in steps]
+    if files != expected or [p["step"] for p in pictures] != steps:
+        failures.append(f"results.json lists {files}, expected {expected}")
+    if sorted(os.listdir(os.path.join(run_dir, "png"))) != sorted(os.path.basename(f) for f in files):
+        failures.append(f"png/ holds {sorted(os.listdir(os.path.join(run_dir, 'png')))}")
+    if "--slice" in options and (entry.get("slice") or {}).get("layer") != int(options["--slice"]):
+        failures.append(f"slice {entry.get('slice')}, expected layer {options['--slice']}")
+    sizes = [0, 0]
+    for picture in pictures:
+        measured = check_picture(os.path.join(run_dir, picture["file"]), picture, nx, ny,
+                                 value_range, failures)
+        if measured:
+            sizes = [sizes[0] + measured[0], sizes[1] + measured[1]]
     for failure in failures:
-        print(f"FAILED: {path}: {failure}")
-    print(f"check_png: {width} x {height}, {len(colours)} field colours, {len(failures)} failures")
+        print("FAILED:", failure)
+    ratio = sizes[1] / sizes[0] if sizes[0] else 0
+    print(f"check_png: {len(pictures)} pictures of {nx} x {ny}, {ratio:.0f}x smaller than their "
+          f"raw pixels, {len(failures)} failures")
     return 1 if failures else 0
 
 

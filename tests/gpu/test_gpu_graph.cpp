@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "graph_executor.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/frame.hpp"
+#include "haloflow/graph_dot.hpp"
 #include "seed/seed_frame.hpp"
 #include "test_kernels.hpp"
 
@@ -43,14 +43,14 @@ TEST_CASE("the seed frame lowers to the expected nodes, edges and priorities") {
     seed.halo_cells = 1 << 12;
     auto seed_frame = models::build_seed_frame(seed, Backend::cuda);
     Frame frame(seed_frame.plan, ExecutorKind::graph, {.handoff = handoff});
-    auto& lowered = dynamic_cast<GraphExecutor&>(frame.implementation());
+    const LoweredGraph lowered = lowered_graph(frame);
     const FramePlan& plan = frame.plan();
 
     std::size_t count = 0;
-    REQUIRE(cudaGraphGetNodes(lowered.graph(), nullptr, &count) == cudaSuccess);
+    REQUIRE(cudaGraphGetNodes(lowered.graph, nullptr, &count) == cudaSuccess);
     CHECK(count == plan.nodes().size());
     std::vector<cudaGraphNode_t> nodes(count);
-    REQUIRE(cudaGraphGetNodes(lowered.graph(), nodes.data(), &count) == cudaSuccess);
+    REQUIRE(cudaGraphGetNodes(lowered.graph, nodes.data(), &count) == cudaSuccess);
 
     int lowest = 0;
     int highest = 0;
@@ -68,7 +68,7 @@ TEST_CASE("the seed frame lowers to the expected nodes, edges and priorities") {
     std::map<cudaGraphNode_t, std::string> name_of;
     for (std::size_t i = 0; i < plan.nodes().size(); ++i) {
       const auto& name = plan.node(i).name();
-      cudaGraphNode_t node = lowered.graph_node(i);
+      cudaGraphNode_t node = lowered.nodes.at(i);
       name_of[node] = name;
       CHECK(std::find(nodes.begin(), nodes.end(), node) != nodes.end());
       CAPTURE(name);
@@ -79,11 +79,11 @@ TEST_CASE("the seed frame lowers to the expected nodes, edges and priorities") {
     }
 
     std::size_t edge_count = 0;
-    REQUIRE(cudaGraphGetEdges(lowered.graph(), nullptr, nullptr, nullptr, &edge_count) ==
+    REQUIRE(cudaGraphGetEdges(lowered.graph, nullptr, nullptr, nullptr, &edge_count) ==
             cudaSuccess);
     std::vector<cudaGraphNode_t> from(edge_count);
     std::vector<cudaGraphNode_t> to(edge_count);
-    REQUIRE(cudaGraphGetEdges(lowered.graph(), from.data(), to.data(), nullptr, &edge_count) ==
+    REQUIRE(cudaGraphGetEdges(lowered.graph, from.data(), to.data(), nullptr, &edge_count) ==
             cudaSuccess);
     std::set<std::pair<std::string, std::string>> edges;
     for (std::size_t e = 0; e < edge_count; ++e) edges.emplace(name_of[from[e]], name_of[to[e]]);
@@ -130,18 +130,18 @@ TEST_CASE("independent exchanges are chained in plan order in the lowered graph"
         {.name = "b", .lane = Lane::communication}, [] {}, [] {});
     plan.add_host({.name = "plain", .lane = Lane::communication}, [] {});
     Frame frame(std::move(plan), ExecutorKind::graph, {.handoff = handoff});
-    auto& lowered = dynamic_cast<GraphExecutor&>(frame.implementation());
+    const LoweredGraph lowered = lowered_graph(frame);
     std::size_t edge_count = 0;
-    REQUIRE(cudaGraphGetEdges(lowered.graph(), nullptr, nullptr, nullptr, &edge_count) ==
+    REQUIRE(cudaGraphGetEdges(lowered.graph, nullptr, nullptr, nullptr, &edge_count) ==
             cudaSuccess);
     std::vector<cudaGraphNode_t> from(edge_count);
     std::vector<cudaGraphNode_t> to(edge_count);
-    REQUIRE(cudaGraphGetEdges(lowered.graph(), from.data(), to.data(), nullptr, &edge_count) ==
+    REQUIRE(cudaGraphGetEdges(lowered.graph, from.data(), to.data(), nullptr, &edge_count) ==
             cudaSuccess);
     // Exactly one edge: a before b. The plain host node waits on nobody, so it stays free.
     REQUIRE(edge_count == 1);
-    CHECK(from[0] == lowered.graph_node(0));
-    CHECK(to[0] == lowered.graph_node(1));
+    CHECK(from[0] == lowered.nodes.at(0));
+    CHECK(to[0] == lowered.nodes.at(1));
     frame.run();
   }
 }

@@ -12,10 +12,10 @@
 #include <thread>
 #include <vector>
 
-#include "graph_executor.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/frame.hpp"
+#include "haloflow/graph_dot.hpp"
 #include "test_kernels.hpp"
 
 using namespace haloflow;
@@ -63,9 +63,9 @@ TEST_CASE("a proxied host node lowers to one communication-priority kernel, edge
   for (const Handoff handoff : kHandoffs) {
     CAPTURE(to_string(handoff));
     CountingFrame counting(handoff, 1);
-    auto& lowered = dynamic_cast<GraphExecutor&>(counting.frame->implementation());
-    CHECK(lowered.handoff() == handoff);
-    const cudaGraphNode_t host = lowered.graph_node(0);
+    const LoweredGraph lowered = lowered_graph(*counting.frame);
+    CHECK(lowered.handoff == handoff);
+    const cudaGraphNode_t host = lowered.nodes.at(0);
     if (handoff == Handoff::proxy) {
       REQUIRE(type_of(host) == cudaGraphNodeTypeKernel);
       cudaLaunchAttributeValue value{};
@@ -76,16 +76,15 @@ TEST_CASE("a proxied host node lowers to one communication-priority kernel, edge
       CHECK(type_of(host) == cudaGraphNodeTypeHost);
     }
     std::size_t nodes = 0;
-    REQUIRE(cudaGraphGetNodes(lowered.graph(), nullptr, &nodes) == cudaSuccess);
+    REQUIRE(cudaGraphGetNodes(lowered.graph, nullptr, &nodes) == cudaSuccess);
     CHECK(nodes == 2);
     std::size_t edges = 0;
-    REQUIRE(cudaGraphGetEdges(lowered.graph(), nullptr, nullptr, nullptr, &edges) == cudaSuccess);
+    REQUIRE(cudaGraphGetEdges(lowered.graph, nullptr, nullptr, nullptr, &edges) == cudaSuccess);
     CHECK(edges == 1);
   }
   FrameOptions automatic;
   CountingFrame counting(automatic.handoff, 1);
-  CHECK(dynamic_cast<GraphExecutor&>(counting.frame->implementation()).handoff() ==
-        Handoff::proxy);  // the measured default
+  CHECK(lowered_graph(*counting.frame).handoff == Handoff::proxy);  // the measured default
 }
 
 TEST_CASE("many replays queued back to back: every host run seen once, in order") {

@@ -201,6 +201,11 @@ EulerCase euler_case_from_string(const std::string& text) {
       "euler2d case: '{}' is not allowed; expected vortex, sod-x, sod-y, kh or uniform", text));
 }
 
+std::array<double, 2> euler_cell_size(const EulerConfig& config) {
+  const std::array<double, 2> size = domain(config);
+  return {size[0] / static_cast<double>(config.nx), size[1] / static_cast<double>(config.ny)};
+}
+
 std::string to_string(EulerCase problem) {
   switch (problem) {
     case EulerCase::vortex:
@@ -569,9 +574,13 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   // step): a bad state throws, a reached end time stops the launches.
   bool stopped = false;
   int until_look = 1;
+  kernels::EulerClock looked{};  // the clock the last look saw, for RunOptions::sample
+  long long sampled = 0;         // the steps taken that RunOptions::sample has been told of
+  long long output_taken = -1;   // the steps taken at the last output: after t_end, no repeats
   const auto look = [&] {
     frame.wait();
     const kernels::EulerClock c = *host_clock;
+    looked = c;
     if (c.state == kernels::kBadState) report_bad_state(c.bad_after);
     stopped = c.state != kernels::kRunning || (config.t_end > 0 && c.time >= config.t_end);
     until_look = backend == Backend::cpu ? 1 : kClockLookEvery;
@@ -602,26 +611,57 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   hooks.reset = [&] {
     stopped = false;
     until_look = 1;
+    looked = {};
+    sampled = 0;
+    output_taken = -1;
     load_initial();
     start();
   };
-  hooks.output = [&](int done) {
-    OwnedField out{.step = done, .names = {"rho", "rho_u", "rho_v", "E"}};
+  // Finite volumes: the values are the cells' averages, cell (i, j) spanning [i dx, (i+1) dx] x
+  // [j dy, (j+1) dy]. ParaView gets the primitive variables and the Mach number; the step is the
+  // steps that advanced the state (with t_end, the later steps are no-ops).
+  hooks.output = [&](int /*done*/) {
+    if (host_clock->steps_taken == output_taken) return;
+    output_taken = host_clock->steps_taken;
+    OwnedField out{.step = static_cast<int>(host_clock->steps_taken),
+                   .time = host_clock->time,
+                   .dimensions = 2,
+                   .centring = Centring::cells,
+                   .spacing = {dx, dy, 1.0}};
     for (std::size_t axis = 0; axis < 3; ++axis) {
-      out.global_cells[axis] = grid.spec().global_cells[axis];
+      out.global_samples[axis] = grid.spec().global_cells[axis];
       out.offset[axis] = grid.global_offset()[axis];
-      out.cells[axis] = layout.owned[axis];
+      out.samples[axis] = layout.owned[axis];
     }
-    out.spacing = {dx, dy, 1.0};
     std::vector<double> state(static_cast<std::size_t>(4 * fs));
     u.download(state.data(), bytes);
-    for (std::int64_t f = 0; f < 4; ++f) {
-      for_owned_cells(grid, layout, [&](std::int64_t at, std::int64_t, std::int64_t) {
-        out.values.push_back(state[static_cast<std::size_t>(f * fs + at)]);
-      });
-    }
+    FieldArray density{.name = "density", .units = "dimensionless"};
+    FieldArray velocity{.name = "velocity", .components = 3, .units = "dimensionless"};
+    FieldArray pressure{.name = "pressure", .units = "dimensionless"};
+    FieldArray mach{.name = "mach", .units = "dimensionless"};
+    for_owned_cells(grid, layout, [&](std::int64_t at, std::int64_t, std::int64_t) {
+      const auto q = [&](std::int64_t f) { return state[static_cast<std::size_t>(f * fs + at)]; };
+      const double rho = q(0);
+      const double vx = q(1) / rho;
+      const double vy = q(2) / rho;
+      const double p = (config.gamma - 1.0) * (q(3) - 0.5 * rho * (vx * vx + vy * vy));
+      density.values.push_back(rho);
+      velocity.values.insert(velocity.values.end(), {vx, vy, 0.0});
+      pressure.values.push_back(p);
+      mach.values.push_back(std::sqrt((vx * vx + vy * vy) / (config.gamma * p / rho)));
+    });
+    out.arrays = {std::move(density), std::move(velocity), std::move(pressure), std::move(mach)};
     config.run.output(out);
   };
+  // The clock as the last look saw it: no wait of its own (a GPU run looks every few steps).
+  hooks.sample = [&](int done) {
+    const bool due = done == config.run.steps || done % std::max(config.run.sample_every, 1) == 0;
+    if (!due || looked.steps_taken <= sampled) return;
+    sampled = looked.steps_taken;
+    config.run.sample(
+        {.step = static_cast<int>(looked.steps_taken), .time = looked.time, .dt = looked.dt});
+  };
+  hooks.process_grid = grid.process_grid();
   // U and both stage fields (ghosts included), then time, the next step's wave speed and the
   // steps taken, so that a restart continues bitwise.
   hooks.save = [&] {
@@ -645,6 +685,8 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
     set_clock(scalars[0], static_cast<long long>(scalars[2]), config.run.restart_step, scalars[1]);
     stopped = false;
     until_look = 1;
+    looked = *host_clock;
+    sampled = looked.steps_taken;
   };
 
   const double area = dx * dy;

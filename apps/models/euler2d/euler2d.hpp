@@ -70,6 +70,9 @@ struct EulerResult {
 [[nodiscard]] EulerCase euler_case_from_string(const std::string& text);
 [[nodiscard]] std::string to_string(EulerCase problem);
 
+//! \brief The cell size (dx, dy) of `config`'s grid on its problem's domain.
+[[nodiscard]] std::array<double, 2> euler_cell_size(const EulerConfig& config);
+
 //! \brief Runs `config` on every rank of `communicator` (collective; a 2D process grid from
 //! MPI_Dims_create). \throws Error for a bad configuration, a decomposition that does not fit,
 //! a failed frame, or a bad state: "euler2d: step S, rank R, cell (i, j): ..." on every rank.

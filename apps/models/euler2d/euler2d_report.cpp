@@ -2,11 +2,34 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 
 #include "euler_kernels.hpp"
 
 namespace haloflow::models {
+namespace {
+
+constexpr std::array<const char*, 4> kConserved = {"mass", "x-momentum", "y-momentum", "energy"};
+// Sod's waves in the order EulerResult::error_l1_waves holds them.
+constexpr std::array<const char*, 3> kWaves = {"rarefaction", "contact", "shock"};
+
+bool is_sod(EulerCase problem) {
+  return problem == EulerCase::sod_x || problem == EulerCase::sod_y;
+}
+
+double change(const EulerResult& r, std::size_t f) {
+  return std::abs(r.totals_final[f] - r.totals_initial[f]);
+}
+
+// |change| / sum |initial|; a field that starts at zero everywhere (Sod's momentum) has no scale:
+// its absolute change is what there is to show.
+std::optional<double> relative_change(const EulerResult& r, std::size_t f) {
+  if (!(r.totals_scale[f] > 0)) return std::nullopt;
+  return change(r, f) / r.totals_scale[f];
+}
+
+}  // namespace
 
 std::string limiter_name(int limiter) {
   return limiter == kernels::kMinmod ? "minmod" : "vanleer";
@@ -14,6 +37,20 @@ std::string limiter_name(int limiter) {
 
 std::string flux_name(int flux) {
   return flux == kernels::kHllc ? "hllc" : "rusanov";
+}
+
+std::string euler_header(const EulerConfig& config, const StepSummary& run) {
+  const std::array<double, 2> h = euler_cell_size(config);
+  return fmt::format(
+      "euler2d: case {}, {} x {} cells (dx {:.6g}, dy {:.6g}), {}, SSP-RK{}, {}, {}, cfl {}\n",
+      to_string(config.problem), config.nx, config.ny, h[0], h[1], describe_run(run), config.stages,
+      limiter_name(config.limiter), flux_name(config.flux), config.cfl);
+}
+
+std::optional<std::string> euler_clock_line(const StepSample& sample) {
+  if (!sample.time || !sample.dt) return std::nullopt;
+  return fmt::format("step {:5d}: t = {:.9g}, dt = {:.6e}\n", sample.step, *sample.time,
+                     *sample.dt);
 }
 
 Figures EulerRun::figures() const {
@@ -26,29 +63,72 @@ Figures EulerRun::figures() const {
 }
 
 std::string EulerRun::report(const ReportOptions& options) const {
+  return euler_header(config_, summary_) + closing(options);
+}
+
+std::string EulerRun::closing(const ReportOptions& options) const {
   const EulerResult& r = result_;
-  std::string text = fmt::format(
-      "euler2d: case {}, {} x {} cells (dx {:.6g}, dy {:.6g}), {}, SSP-RK{}, {}, {}, cfl {}\n",
-      to_string(config_.problem), config_.nx, config_.ny, r.dx, r.dy, describe_run(summary_),
-      config_.stages, limiter_name(config_.limiter), flux_name(config_.flux), config_.cfl);
-  text += fmt::format("t = {:.9g} after {} steps\n", r.final_time, r.steps_taken);
+  std::string text = fmt::format("t = {:.9g} after {} steps\n", r.final_time, r.steps_taken);
   if (r.has_exact) {
     text +=
         fmt::format("density error against the exact solution: L1 {:.6e}, L2 {:.6e}, Linf {:.6e}\n",
                     r.error_l1, r.error_l2, r.error_linf);
   }
-  const char* names[4] = {"mass", "x-momentum", "y-momentum", "energy"};
+  if (r.has_exact && is_sod(config_.problem)) {
+    text += fmt::format(
+        "density L1 error by the wave nearest each cell: {} {:.6e}, {} {:.6e}, {} "
+        "{:.6e}\n",
+        kWaves[0], r.error_l1_waves[0], kWaves[1], r.error_l1_waves[1], kWaves[2],
+        r.error_l1_waves[2]);
+  }
   std::string drift;
   for (std::size_t f = 0; f < 4; ++f) {
-    drift += fmt::format("{}{} {:.3e}", f == 0 ? "" : ", ", names[f],
-                         std::abs(r.totals_final[f] - r.totals_initial[f]) / r.totals_scale[f]);
+    const auto relative = relative_change(r, f);
+    drift += fmt::format("{}{} {}", f == 0 ? "" : ", ", kConserved[f],
+                         relative ? fmt::format("{:.3e}", *relative)
+                                  : fmt::format("{:.3e} (absolute: it starts at 0)", change(r, f)));
   }
   text += fmt::format("conservation, |change| / sum |initial|: {}\n", drift);
   return text + times_lines(summary_, options) + figures().line() + "\n";
 }
 
-void EulerRun::add_to(nlohmann::json& results, const ReportOptions& /*options*/) const {
-  add_step_results(results, summary_, figures());
+void EulerRun::add_to(nlohmann::json& results, const ReportOptions& options) const {
+  add_step_results(results, summary_, figures(), options);
+  const EulerResult& r = result_;
+  nlohmann::json errors;  // null without an exact solution (Kelvin-Helmholtz)
+  if (r.has_exact) {
+    errors = {{"l1", r.error_l1}, {"l2", r.error_l2}, {"linf", r.error_linf}};
+    if (is_sod(config_.problem)) {
+      errors["l1_by_wave"] = {{kWaves[0], r.error_l1_waves[0]},
+                              {kWaves[1], r.error_l1_waves[1]},
+                              {kWaves[2], r.error_l1_waves[2]}};
+    }
+  }
+  nlohmann::json conservation = nlohmann::json::object();
+  for (std::size_t f = 0; f < 4; ++f) {
+    conservation[kConserved[f]] = {
+        {"initial", r.totals_initial[f]},
+        {"final", r.totals_final[f]},
+        {"sum_abs_initial", r.totals_scale[f]},
+        {"change", change(r, f)},
+        {"relative_change",
+         relative_change(r, f) ? nlohmann::json(*relative_change(r, f)) : nlohmann::json()}};
+  }
+  results["euler2d"] = {{"case", to_string(config_.problem)},
+                        {"nx", config_.nx},
+                        {"ny", config_.ny},
+                        {"dx", r.dx},
+                        {"dy", r.dy},
+                        {"rk", config_.stages},
+                        {"limiter", limiter_name(config_.limiter)},
+                        {"riemann", flux_name(config_.flux)},
+                        {"cfl", config_.cfl},
+                        {"gamma", config_.gamma},
+                        {"t_end", config_.t_end},
+                        {"t", r.final_time},
+                        {"steps_taken", r.steps_taken},
+                        {"density_error", std::move(errors)},
+                        {"conservation", std::move(conservation)}};
 }
 
 }  // namespace haloflow::models

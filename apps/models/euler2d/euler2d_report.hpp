@@ -1,7 +1,8 @@
 #pragma once
-// A euler2d run's typed result and its views: the report rank 0 prints, the benchmark line's
-// figures, results.json's entries.
+// A euler2d run's typed result and its views: the report rank 0 prints (its header and the clock
+// also as the run goes), the benchmark line's figures, results.json's entries.
 
+#include <optional>
 #include <string>
 
 #include "euler2d.hpp"
@@ -10,6 +11,12 @@
 
 namespace haloflow::models {
 
+//! The report's first line: the problem, the grid and its cell size, how it runs, the scheme.
+[[nodiscard]] std::string euler_header(const EulerConfig& config, const StepSummary& run);
+
+//! The line of the clock at a step (time and the step's dt); nothing for a sample without them.
+[[nodiscard]] std::optional<std::string> euler_clock_line(const StepSample& sample);
+
 //! What a euler2d run returned, with how it ran.
 class EulerRun final : public ModelResult {
  public:
@@ -17,6 +24,7 @@ class EulerRun final : public ModelResult {
       : config_(std::move(config)), summary_(std::move(summary)), result_(std::move(result)) {}
 
   [[nodiscard]] std::string report(const ReportOptions& options) const override;
+  [[nodiscard]] std::string closing(const ReportOptions& options) const override;
   void add_to(nlohmann::json& results, const ReportOptions& options) const override;
   [[nodiscard]] const StepTimes* times() const override { return &result_.times; }
   [[nodiscard]] GlobalField field() const override {

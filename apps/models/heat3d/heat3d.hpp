@@ -45,6 +45,9 @@ struct HeatResult {
   std::vector<T> field;       //!< rank 0, with `run.gather`: every cell, x fastest
 };
 
+//! \brief The time step a run of `config` takes: config.dt, or h_min^2 / (8 nu) when that is 0.
+[[nodiscard]] double heat_time_step(const HeatConfig& config);
+
 //! \brief Runs `config` on every rank of `communicator` (collective; the process grid comes from
 //! MPI_Dims_create). \throws Error for a bad configuration (naming the field, value and what is
 //! allowed), a decomposition that does not fit, or a failed frame.

@@ -59,6 +59,7 @@ class Heat3dModel final : public Model {
   }
 
   [[nodiscard]] bool steps_in_time() const override { return true; }
+  [[nodiscard]] Index3 field_shape() const override { return settings_.config.cells; }
 
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     const Index3& cells = settings_.config.cells;
@@ -98,9 +99,6 @@ class Heat3dModel final : public Model {
  private:
   template <class T>
   std::unique_ptr<ModelResult> run_as(const RunOptions& options, MPI_Comm communicator) const {
-    HeatConfig config = settings_.config;
-    config.run = options;
-    HeatResult<T> result = run_heat3d<T>(config, communicator);
     int ranks = 1;
     HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "heat3d");
     StepSummary summary{.model = "heat3d",
@@ -109,11 +107,21 @@ class Heat3dModel final : public Model {
                         .ranks = ranks,
                         .steps = options.steps,
                         .warmup = options.warmup,
-                        .process_grid = result.process_grid,
                         .dimensions = 3,
-                        .times = result.times,
-                        .bytes_per_step = result.bytes_per_step,
                         .what_moves = "read u + write u_new"};
+    HeatConfig config = settings_.config;
+    config.run = options;
+    say_as_the_run_goes(
+        config.run,
+        [this, summary, dt = heat_time_step(config)](const Coord3& grid) mutable {
+          summary.process_grid = grid;
+          return heat_header(settings_, summary, dt);
+        },
+        heat_error_line);
+    HeatResult<T> result = run_heat3d<T>(config, communicator);
+    summary.process_grid = result.process_grid;
+    summary.times = result.times;
+    summary.bytes_per_step = result.bytes_per_step;
     return std::make_unique<HeatRun<T>>(settings_, std::move(summary), std::move(result));
   }
 

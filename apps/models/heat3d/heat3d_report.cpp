@@ -4,6 +4,20 @@
 
 namespace haloflow::models {
 
+std::string heat_header(const HeatSettings& settings, const StepSummary& run, double dt) {
+  const HeatConfig& c = settings.config;
+  return fmt::format(
+      "heat3d: {} x {} x {} cells on the periodic box [0,1)^3, {}, dt {:.6e}, nu {}, mode k = "
+      "{}\n",
+      c.cells[0], c.cells[1], c.cells[2], describe_run(run), dt, c.nu, c.mode);
+}
+
+std::optional<std::string> heat_error_line(const StepSample& sample) {
+  if (!sample.error_max || !sample.error_rms || !sample.time) return std::nullopt;
+  return fmt::format("step {:5d}: t = {:.6e}, max error {:.6e}, rms error {:.6e}\n", sample.step,
+                     *sample.time, *sample.error_max, *sample.error_rms);
+}
+
 template <class T>
 Figures HeatRun<T>::figures() const {
   Figures figures = step_figures(summary_);
@@ -14,13 +28,13 @@ Figures HeatRun<T>::figures() const {
 
 template <class T>
 std::string HeatRun<T>::report(const ReportOptions& options) const {
-  const HeatConfig& c = settings_.config;
+  return heat_header(settings_, summary_, result_.dt) + closing(options);
+}
+
+template <class T>
+std::string HeatRun<T>::closing(const ReportOptions& options) const {
   const HeatResult<T>& r = result_;
-  std::string text = fmt::format(
-      "heat3d: {} x {} x {} cells on the periodic box [0,1)^3, {}, dt {:.6e}, nu {}, mode k = "
-      "{}\n",
-      c.cells[0], c.cells[1], c.cells[2], describe_run(summary_), r.dt, c.nu, c.mode);
-  text += fmt::format(
+  const std::string text = fmt::format(
       "t = {:.6e}: amplitude exact {:.12f}, scheme {:.12f}; max error {:.6e} (predicted from "
       "the scheme's amplification factor {:.6e}), rms error {:.6e}\n",
       r.final_time, r.amplitude_exact, r.amplitude_scheme, r.error_max, r.predicted_error_max,
@@ -29,8 +43,20 @@ std::string HeatRun<T>::report(const ReportOptions& options) const {
 }
 
 template <class T>
-void HeatRun<T>::add_to(nlohmann::json& results, const ReportOptions& /*options*/) const {
-  add_step_results(results, summary_, figures());
+void HeatRun<T>::add_to(nlohmann::json& results, const ReportOptions& options) const {
+  add_step_results(results, summary_, figures(), options);
+  const HeatConfig& c = settings_.config;
+  const HeatResult<T>& r = result_;
+  results["heat3d"] = {{"cells", {c.cells[0], c.cells[1], c.cells[2]}},
+                       {"nu", c.nu},
+                       {"mode", c.mode},
+                       {"dt", r.dt},
+                       {"t", r.final_time},
+                       {"amplitude_exact", r.amplitude_exact},
+                       {"amplitude_scheme", r.amplitude_scheme},
+                       {"error_max", r.error_max},
+                       {"predicted_error_max", r.predicted_error_max},
+                       {"error_rms", r.error_rms}};
 }
 
 template class HeatRun<float>;

@@ -1,7 +1,9 @@
 #pragma once
-// A heat3d run's typed result and its views: the report rank 0 prints, the benchmark line's
-// figures, results.json's entries.
+// A heat3d run's typed result and its views: the report rank 0 prints (its header and the
+// errors at the outputs also as the run goes), the benchmark line's figures, results.json's
+// entries.
 
+#include <optional>
 #include <string>
 
 #include "heat3d.hpp"
@@ -16,6 +18,14 @@ struct HeatSettings {
   std::string precision = "double";
 };
 
+//! The report's first line: the grid, how it runs, dt, nu, the mode.
+[[nodiscard]] std::string heat_header(const HeatSettings& settings, const StepSummary& run,
+                                      double dt);
+
+//! The line of the errors against the exact solution at an output step; nothing for a sample
+//! without them.
+[[nodiscard]] std::optional<std::string> heat_error_line(const StepSample& sample);
+
 //! What a heat3d run returned, with how it ran.
 template <class T>
 class HeatRun final : public ModelResult {
@@ -24,6 +34,7 @@ class HeatRun final : public ModelResult {
       : settings_(std::move(settings)), summary_(std::move(summary)), result_(std::move(result)) {}
 
   [[nodiscard]] std::string report(const ReportOptions& options) const override;
+  [[nodiscard]] std::string closing(const ReportOptions& options) const override;
   void add_to(nlohmann::json& results, const ReportOptions& options) const override;
   [[nodiscard]] const StepTimes* times() const override { return &result_.times; }
   [[nodiscard]] GlobalField field() const override { return std::span<const T>(result_.field); }

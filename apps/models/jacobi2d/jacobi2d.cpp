@@ -267,6 +267,7 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
     logged_steps.clear();
     *buffers.samples() = 0;
   };
+  std::size_t norms_sampled = 0;  // the norms RunOptions::sample has been given
   StepHooks hooks;
   hooks.step = [&](int step, int steps, CUstream_st* stream) {
     const bool norm = config.norm_every > 0 && (step % config.norm_every == 0 || step == steps - 1);
@@ -283,22 +284,52 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
   hooks.reset = [&] {
     load_initial();
     result.norms.clear();
+    norms_sampled = 0;
     logged_steps.clear();
     *buffers.samples() = 0;
   };
+  // The reference's grid points: x = i / (nx - 1) over all nx columns, y = row / (ny - 1) for
+  // the computed rows 1 to ny-2; y is periodic (row ny-1 is row 1 again). No physical time.
   hooks.output = [&](int done) {
     const Buffer& current = done % 2 == 0 ? buffers.a : buffers.b;
-    OwnedField out{.step = done, .names = {"a"}};
+    const double hx = 1.0 / static_cast<double>(config.nx - 1);
+    const double hy = 1.0 / static_cast<double>(config.ny - 1);
+    OwnedField out{.step = done,
+                   .time = static_cast<double>(done),
+                   .steady = true,
+                   .dimensions = 2,
+                   .centring = Centring::points,
+                   .origin = {0, hy, 0},
+                   .spacing = {hx, hy, 1},
+                   .periodic = {false, true, false}};
     for (std::size_t axis = 0; axis < 3; ++axis) {
-      out.global_cells[axis] = grid.spec().global_cells[axis];
+      out.global_samples[axis] = grid.spec().global_cells[axis];
       out.offset[axis] = grid.global_offset()[axis];
-      out.cells[axis] = layout.owned[axis];
+      out.samples[axis] = layout.owned[axis];
     }
+    FieldArray a{.name = "a", .units = "dimensionless"};
     for (const T value : owned_values<T>(current, layout)) {
-      out.values.push_back(static_cast<double>(value));
+      a.values.push_back(static_cast<double>(value));
     }
+    out.arrays.push_back(std::move(a));
     config.run.output(out);
   };
+  // The norms read so far go out as they are read: the steps that report one wait for it.
+  hooks.sample = [&](int done) {
+    const int step = done - 1;  // the step just launched
+    const int every = std::max(config.run.sample_every, 1);
+    const bool norm_step = config.norm_every > 0 && step % config.norm_every == 0;
+    if (config.norm_every == 0 || (done != config.run.steps && !(norm_step && step % every == 0))) {
+      return;
+    }
+    wait_all();
+    read_norms();
+    for (; norms_sampled < result.norms.size(); ++norms_sampled) {
+      const NormSample& norm = result.norms[norms_sampled];
+      config.run.sample({.step = norm.step, .norm = norm.value});
+    }
+  };
+  hooks.process_grid = grid.process_grid();
   hooks.save = [&] {
     std::vector<unsigned char> state(2 * bytes);
     buffers.a.download(state.data(), bytes);
@@ -310,6 +341,7 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
     buffers.a.upload(state.data(), bytes);
     buffers.b.upload(state.data() + bytes, bytes);
     result.norms.clear();
+    norms_sampled = 0;
     logged_steps.clear();
     *buffers.samples() = 0;
   };

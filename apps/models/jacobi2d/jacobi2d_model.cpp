@@ -44,6 +44,9 @@ class Jacobi2dModel final : public Model {
   }
 
   [[nodiscard]] bool steps_in_time() const override { return true; }
+  [[nodiscard]] Index3 field_shape() const override {
+    return {settings_.config.nx, settings_.config.ny - 2, 1};  // the computed rows
+  }
   [[nodiscard]] int default_steps() const override { return 1000; }
 
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
@@ -88,9 +91,6 @@ class Jacobi2dModel final : public Model {
  private:
   template <class T>
   std::unique_ptr<ModelResult> run_as(const RunOptions& options, MPI_Comm communicator) const {
-    JacobiConfig config = settings_.config;
-    config.run = options;
-    JacobiResult<T> result = run_jacobi2d<T>(config, communicator);
     int ranks = 1;
     HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "jacobi2d");
     StepSummary summary{.model = "jacobi2d",
@@ -99,11 +99,27 @@ class Jacobi2dModel final : public Model {
                         .ranks = ranks,
                         .steps = options.steps,
                         .warmup = options.warmup,
-                        .process_grid = result.process_grid,
                         .dimensions = 2,
-                        .times = result.times,
-                        .bytes_per_step = result.bytes_per_step,
                         .what_moves = "read a + write a_new"};
+    JacobiConfig config = settings_.config;
+    config.run = options;
+    // The norm lines as the norms come: the steps that print one wait for it.
+    config.run.sample_every = settings_.print_every;
+    say_as_the_run_goes(
+        config.run,
+        [this, summary](const Coord3& grid) mutable {
+          summary.process_grid = grid;
+          return jacobi_header(settings_, summary);
+        },
+        [this, steps = options.steps](const StepSample& sample) -> std::optional<std::string> {
+          if (!sample.norm) return std::nullopt;
+          return jacobi_norm_line(settings_, steps, {.step = sample.step, .value = *sample.norm});
+        });
+    if (settings_.print_every <= 0 || config.norm_every <= 0) config.run.sample = nullptr;
+    JacobiResult<T> result = run_jacobi2d<T>(config, communicator);
+    summary.process_grid = result.process_grid;
+    summary.times = result.times;
+    summary.bytes_per_step = result.bytes_per_step;
     return std::make_unique<JacobiRun<T>>(settings_, std::move(summary), std::move(result));
   }
 

@@ -4,6 +4,23 @@
 
 namespace haloflow::models {
 
+std::string jacobi_header(const JacobiSettings& settings, const StepSummary& run) {
+  const JacobiConfig& c = settings.config;
+  return fmt::format(
+      "jacobi2d: {} x {} ({} rows computed, periodic in y; columns 0 and {} fixed), {}, norm "
+      "every {}\n",
+      c.nx, c.ny, c.ny - 2, c.nx - 1, describe_run(run), c.norm_every);
+}
+
+std::optional<std::string> jacobi_norm_line(const JacobiSettings& settings, int steps,
+                                            const NormSample& norm) {
+  const bool last = norm.step == steps - 1;
+  if (settings.print_every <= 0 || (norm.step % settings.print_every != 0 && !last)) {
+    return std::nullopt;
+  }
+  return fmt::format("step {:5d}: L2 norm of the update {:.9e}\n", norm.step, norm.value);
+}
+
 template <class T>
 Figures JacobiRun<T>::figures() const {
   Figures figures = step_figures(summary_);
@@ -13,24 +30,40 @@ Figures JacobiRun<T>::figures() const {
 
 template <class T>
 std::string JacobiRun<T>::report(const ReportOptions& options) const {
-  const JacobiConfig& c = settings_.config;
-  std::string text = fmt::format(
-      "jacobi2d: {} x {} ({} rows computed, periodic in y; columns 0 and {} fixed), {}, norm "
-      "every {}\n",
-      c.nx, c.ny, c.ny - 2, c.nx - 1, describe_run(summary_), c.norm_every);
-  for (std::size_t i = 0; i < result_.norms.size(); ++i) {
-    const NormSample& sample = result_.norms[i];
-    const bool last = i + 1 == result_.norms.size();
-    if (settings_.print_every > 0 && (sample.step % settings_.print_every == 0 || last)) {
-      text += fmt::format("step {:5d}: L2 norm of the update {:.9e}\n", sample.step, sample.value);
-    }
+  std::string text = jacobi_header(settings_, summary_);
+  for (const NormSample& sample : result_.norms) {
+    if (const auto line = jacobi_norm_line(settings_, summary_.steps, sample)) text += *line;
   }
-  return text + times_lines(summary_, options) + figures().line() + "\n";
+  return text + closing(options);
 }
 
 template <class T>
-void JacobiRun<T>::add_to(nlohmann::json& results, const ReportOptions& /*options*/) const {
-  add_step_results(results, summary_, figures());
+std::string JacobiRun<T>::closing(const ReportOptions& options) const {
+  return times_lines(summary_, options) + figures().line() + "\n";
+}
+
+template <class T>
+void JacobiRun<T>::add_to(nlohmann::json& results, const ReportOptions& options) const {
+  add_step_results(results, summary_, figures(), options);
+  const JacobiConfig& c = settings_.config;
+  nlohmann::json steps = nlohmann::json::array();
+  nlohmann::json norms = nlohmann::json::array();
+  for (const NormSample& sample : result_.norms) {
+    steps.push_back(sample.step);
+    norms.push_back(sample.value);
+  }
+  // Every norm computed, not only the printed ones: the convergence history.
+  results["jacobi2d"] = {
+      {"nx", c.nx},
+      {"ny", c.ny},
+      {"rows_computed", c.ny - 2},
+      {"split", c.split == 2 ? "2d" : "1d"},
+      {"norm_every", c.norm_every},
+      {"print_every", settings_.print_every},
+      {"norm_steps", std::move(steps)},
+      {"norms", std::move(norms)},
+      {"final_norm",
+       result_.norms.empty() ? nlohmann::json() : nlohmann::json(result_.norms.back().value)}};
 }
 
 template class JacobiRun<float>;

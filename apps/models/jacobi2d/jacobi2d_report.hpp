@@ -1,7 +1,8 @@
 #pragma once
-// A jacobi2d run's typed result and its views: the report rank 0 prints, the benchmark line's
-// figures, results.json's entries.
+// A jacobi2d run's typed result and its views: the report rank 0 prints (its header and norm
+// lines also as the run goes), the benchmark line's figures, results.json's entries.
 
+#include <optional>
 #include <string>
 
 #include "jacobi2d.hpp"
@@ -18,6 +19,14 @@ struct JacobiSettings {
   int print_every = 100;  //!< which computed norms the report lists
 };
 
+//! The report's first line: the grid, how it runs, the norm's interval.
+[[nodiscard]] std::string jacobi_header(const JacobiSettings& settings, const StepSummary& run);
+
+//! The report's line of a norm: of steps that are multiples of print_every and of the last
+//! (`steps` - 1); nothing for the others.
+[[nodiscard]] std::optional<std::string> jacobi_norm_line(const JacobiSettings& settings, int steps,
+                                                          const NormSample& norm);
+
 //! What a jacobi2d run returned, with how it ran.
 template <class T>
 class JacobiRun final : public ModelResult {
@@ -26,6 +35,7 @@ class JacobiRun final : public ModelResult {
       : settings_(std::move(settings)), summary_(std::move(summary)), result_(std::move(result)) {}
 
   [[nodiscard]] std::string report(const ReportOptions& options) const override;
+  [[nodiscard]] std::string closing(const ReportOptions& options) const override;
   void add_to(nlohmann::json& results, const ReportOptions& options) const override;
   [[nodiscard]] const StepTimes* times() const override { return &result_.times; }
   [[nodiscard]] GlobalField field() const override { return std::span<const T>(result_.field); }

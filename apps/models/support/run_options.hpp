@@ -7,9 +7,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "haloflow/decomposition.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/frame.hpp"
 #include "haloflow/halo_exchange.hpp"
@@ -17,15 +19,49 @@
 
 namespace haloflow::models {
 
-//! \brief A rank's owned cells of the current field, copied to the host for output (VTK, PNG).
+//! \brief Where a field's values sit: at the grid's points (finite differences: heat3d's u at
+//! x = i / n, jacobi2d's a) or as averages over its cells (finite volumes: euler2d). VTK writes
+//! them as point data or cell data, so that ParaView places them where the scheme does.
+enum class Centring { points, cells };
+
+//! \brief One named quantity of an OwnedField.
+struct FieldArray {
+  std::string name;            //!< "u", "density", "velocity"
+  int components = 1;          //!< 3: a vector (ParaView's glyphs want three)
+  std::string units;           //!< what the PNG's colour bar says ("dimensionless")
+  std::vector<double> values;  //!< the owned samples, x fastest, a sample's components together
+};
+
+//! \brief A rank's owned samples of the current field, copied to the host for output (VTK, PNG),
+//! with where they sit in space and time.
 struct OwnedField {
-  int step = 0;                                //!< timed steps done
-  std::array<std::int64_t, 3> global_cells{};  //!< the whole grid
-  std::array<std::int64_t, 3> offset{};        //!< global index of this rank's first owned cell
-  std::array<std::int64_t, 3> cells{};         //!< owned cells per axis
-  std::array<double, 3> spacing{1, 1, 1};      //!< cell size per axis
-  std::vector<std::string> names;              //!< one per component
-  std::vector<double> values;  //!< per component (names' order): owned cells, x fastest
+  int step = 0;  //!< steps that advanced the state (euler2d with t_end: fewer than those run)
+  //! The model's time of the state; a steady iteration (jacobi2d) gives the step instead.
+  double time = 0;
+  bool steady = false;  //!< an iteration to a steady state: no physical time (jacobi2d)
+  int dimensions = 3;   //!< 2: the z axis has one layer and is no axis of the pictures or cells
+  Centring centring = Centring::cells;
+  std::array<std::int64_t, 3> global_samples{};  //!< the whole grid's samples per axis
+  std::array<std::int64_t, 3> offset{};          //!< global index of this rank's first sample
+  std::array<std::int64_t, 3> samples{};         //!< owned samples per axis
+  //! Points: where global sample 0 sits; cells: the lower corner of cell 0.
+  std::array<double, 3> origin{0, 0, 0};
+  std::array<double, 3> spacing{1, 1, 1};  //!< between samples (cells: the cell size)
+  //! Points on a periodic axis: the sample after the last is sample 0 again, so VTK can close
+  //! the box with it (heat3d's x = 1 is x = 0).
+  std::array<bool, 3> periodic{false, false, false};
+  std::vector<FieldArray> arrays;  //!< at least one; the first is the one pictured
+};
+
+//! \brief What a model learns of its run as the steps go, for the lines printed meanwhile: a
+//! norm (jacobi2d), the clock (euler2d), errors against the exact solution (heat3d).
+struct StepSample {
+  int step = 0;  //!< the step the figures are of (steps done)
+  std::optional<double> norm;
+  std::optional<double> time;
+  std::optional<double> dt;
+  std::optional<double> error_max;
+  std::optional<double> error_rms;
 };
 
 //! \brief Watches a run's frames and timed steps: `haloflow replay` records them. Called on every
@@ -59,10 +95,26 @@ struct RunOptions {
   //! A rank that has not answered a halo exchange or a collective (a norm, a time step, a
   //! gather, the step times) after this long ends the run (run.timeout_s, --timeout).
   std::chrono::duration<double> exchange_timeout = std::chrono::seconds(60);
-  //! Called on every rank (collectively) after each `output_every`-th timed step and after the
-  //! last, with the current field. Unset: no copy, no synchronisation.
+  //! Called on every rank (collectively) before the first timed step (step 0, or the restart's
+  //! step), after each `output_every`-th and after the last, with the current field. Unset: no
+  //! copy, no synchronisation.
   std::function<void(const OwnedField&)> output;
-  int output_every = 0;  //!< 0: only after the last step
+  int output_every = 0;  //!< 0: only at the first and after the last step
+  //! Lines for the command to print as the run goes (the header, the models' per-step lines), set
+  //! on every rank alike, since what a model samples for them can be collective (jacobi2d's norms);
+  //! a command prints rank 0's. Unset: the model says nothing until its report. A model that
+  //! speaks sets `started` and `sample` from it (say_as_the_run_goes, step_report.hpp).
+  std::function<void(const std::string& line)> say;
+  //! Called once, before the first timed step (after the warm-up), with the process grid: a
+  //! command prints the run's header then. Unset: nothing.
+  std::function<void(const Coord3& process_grid)> started;
+  //! Called with what the model learns as the timed steps go (StepSample); unset: the model
+  //! gathers nothing for it and nothing waits. jacobi2d: the norms of the steps that are
+  //! multiples of `sample_every` and of the last, waited for after those steps; euler2d: the
+  //! clock as its last look saw it, every `sample_every` steps (no wait); heat3d: its errors at
+  //! the outputs (the field is on the host then).
+  std::function<void(const StepSample&)> sample;
+  int sample_every = 10;
   //! Called on every rank (collectively) after each `checkpoint_every`-th timed step with the
   //! rank's whole model state (an opaque byte string the model reads back). Unset: nothing.
   std::function<void(int done, const std::vector<unsigned char>& state)> checkpoint;
@@ -84,6 +136,8 @@ struct RunOptions {
   //! Sees every frame and timed step (replay); each timed step then ends with a wait for its
   //! frames, so the observer sees it finished. Null: nothing watches, nothing waits.
   StepObserver* observer = nullptr;
+  //! Shown every frame the model built, once, before the warm-up (--dot); nothing waits for it.
+  std::function<void(const std::vector<Frame*>& frames)> frames_built;
 
   //! The options every frame of the run is built with.
   //! The GPU waits for a host node a little longer than the exchange's own bound, so that the

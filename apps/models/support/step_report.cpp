@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace haloflow::models {
 
 std::string describe_run(const StepSummary& run) {
@@ -29,12 +31,57 @@ std::string times_lines(const StepSummary& run, const ReportOptions& options) {
         1e6 * o.frame_s, 1e6 * o.interior_s, 1e6 * o.communication_s, 100 * o.hidden);
   }
   const double bandwidth = run.bytes_per_step / t.median_step_s;
-  text += fmt::format(
-      "bytes per step: {:.4g} GB ({}); achieved {:.3f} TB/s, {:.3f} TB/s per rank = {:.1f} % of "
-      "{:.2f} TB/s\n",
-      1e-9 * run.bytes_per_step, run.what_moves, 1e-12 * bandwidth, 1e-12 * bandwidth / run.ranks,
-      100 * bandwidth / run.ranks / options.copy_bandwidth, 1e-12 * options.copy_bandwidth);
+  text += fmt::format("bytes per step: {:.4g} GB ({}); achieved {:.3f} TB/s, {:.3f} TB/s per rank",
+                      1e-9 * run.bytes_per_step, run.what_moves, 1e-12 * bandwidth,
+                      1e-12 * bandwidth / run.ranks);
+  const double copy = comparable_bandwidth(run, options);
+  if (copy > 0) {
+    text += fmt::format(" = {:.1f} % of the measured copy bandwidth {:.2f} TB/s\n",
+                        100 * bandwidth / run.ranks / copy, 1e-12 * copy);
+  } else {
+    text += run.executor == ExecutorKind::host
+                ? " (the host executor: no device copy bandwidth to compare with)\n"
+                : " (no copy bandwidth measured to compare with)\n";
+  }
   return text;
+}
+
+double comparable_bandwidth(const StepSummary& run, const ReportOptions& options) {
+  return run.executor == ExecutorKind::host ? 0 : std::max(options.copy_bandwidth, 0.0);
+}
+
+nlohmann::json run_json(const StepSummary& run, const ReportOptions& options) {
+  const double bandwidth = run.bytes_per_step / run.times.median_step_s;
+  const double copy = comparable_bandwidth(run, options);
+  nlohmann::json grid = nlohmann::json::array();
+  for (int axis = 0; axis < run.dimensions; ++axis) {
+    grid.push_back(run.process_grid[static_cast<std::size_t>(axis)]);
+  }
+  return {{"description", describe_run(run)},
+          {"precision", run.precision},
+          {"executor", to_string(run.executor)},
+          {"ranks", run.ranks},
+          {"process_grid", std::move(grid)},
+          {"steps", run.steps},
+          {"warmup", run.warmup},
+          {"bytes_per_step", run.bytes_per_step},
+          {"what_moves", run.what_moves},
+          {"achieved_Bps", bandwidth},
+          {"achieved_per_rank_Bps", bandwidth / run.ranks},
+          {"copy_bandwidth_Bps", copy > 0 ? nlohmann::json(copy) : nlohmann::json()},
+          {"fraction_of_copy_bandwidth",
+           copy > 0 ? nlohmann::json(bandwidth / run.ranks / copy) : nlohmann::json()}};
+}
+
+void say_as_the_run_goes(RunOptions& run, std::function<std::string(const Coord3&)> header,
+                         std::function<std::optional<std::string>(const StepSample&)> line) {
+  if (!run.say) return;
+  run.started = [say = run.say, header = std::move(header)](const Coord3& grid) {
+    say(header(grid));
+  };
+  run.sample = [say = run.say, line = std::move(line)](const StepSample& sample) {
+    if (const auto text = line(sample)) say(*text);
+  };
 }
 
 Figures step_figures(const StepSummary& run) {
@@ -77,8 +124,10 @@ nlohmann::json overlap_us(const OverlapTimes& overlap) {
           {"hidden", overlap.hidden}};
 }
 
-void add_step_results(nlohmann::json& results, const StepSummary& run, const Figures& figures) {
+void add_step_results(nlohmann::json& results, const StepSummary& run, const Figures& figures,
+                      const ReportOptions& options) {
   results["model"] = {{"exit_status", 0}, {"result", figures.json()}};
+  results["run"] = run_json(run, options);
   results["step_time_us"] = step_percentiles_us(run.times);
   if (run.times.overlap.measured) results["overlap"] = overlap_us(run.times.overlap);
 }

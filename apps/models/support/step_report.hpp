@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "figures.hpp"
@@ -40,9 +42,25 @@ struct StepSummary {
 //! bytes_per_step, bandwidth_Bps, and the overlap's when measured; a model appends its own.
 [[nodiscard]] Figures step_figures(const StepSummary& run);
 
-//! results.json's entries of a stepping run: "model" (its `figures` as "result"), the per-step
-//! percentiles ("step_time_us", microseconds) and, when measured, "overlap".
-void add_step_results(nlohmann::json& results, const StepSummary& run, const Figures& figures);
+//! results.json's entries of a stepping run: "model" (its `figures` as "result"), "run"
+//! (run_json), the per-step percentiles ("step_time_us", microseconds) and, when measured,
+//! "overlap".
+void add_step_results(nlohmann::json& results, const StepSummary& run, const Figures& figures,
+                      const ReportOptions& options);
+
+//! results.json's "run": how it ran (precision, executor, ranks, process grid, steps, warm-up)
+//! and what it moved (bytes per step, achieved bandwidth, and its fraction of the copy bandwidth
+//! when there is one to compare with: null on the host executor or without a measurement).
+[[nodiscard]] nlohmann::json run_json(const StepSummary& run, const ReportOptions& options);
+
+//! The copy bandwidth a run's fraction is taken against: options.copy_bandwidth for a GPU
+//! executor, 0 (none) for the host executor or when none was measured.
+[[nodiscard]] double comparable_bandwidth(const StepSummary& run, const ReportOptions& options);
+
+//! When `run.say` is set: `run.started` says header(process grid) and `run.sample` says
+//! line(sample) whenever that gives a line. Otherwise leaves both unset.
+void say_as_the_run_goes(RunOptions& run, std::function<std::string(const Coord3&)> header,
+                         std::function<std::optional<std::string>(const StepSample&)> line);
 
 //! The per-step percentiles in microseconds, as results.json holds them.
 [[nodiscard]] nlohmann::json step_percentiles_us(const StepTimes& times);

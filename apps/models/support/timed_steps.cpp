@@ -66,6 +66,7 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
                               collectives);
   }
   if (run.observer != nullptr) run.observer->frames_ready(hooks.frames);
+  if (run.frames_built) run.frames_built(hooks.frames);
   if (restart) {
     hooks.load(run.restart_state);
   } else if (run.warmup > 0 || overlap.measured) {
@@ -74,6 +75,8 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
     hooks.settle();
     hooks.reset();
   }
+  if (run.started) run.started(hooks.process_grid);
+  if (run.output && hooks.output) hooks.output(first);
   collectives.barrier("starting the timed steps");
   const auto start = std::chrono::steady_clock::now();
   const int every = std::max(run.progress_every, 1);
@@ -93,6 +96,7 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
       run.observer->step_ends(step);
     }
     const int done = step + 1;
+    if (run.sample && hooks.sample) hooks.sample(done);
     if (run.progress) {
       if (done % every == 0 || done == run.steps) clock.note_launched(done - first);
       report_progress();

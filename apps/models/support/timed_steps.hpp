@@ -30,6 +30,12 @@ struct StepHooks {
   //! Copies the current field (after `done` timed steps) to the host for RunOptions::output;
   //! called only when that is set, after settle().
   std::function<void(int done)> output;
+  //! Hands RunOptions::sample what the model has learnt by step `done` (launched, perhaps not
+  //! finished), if it has something to say then; called after every timed step when that is set.
+  //! Null: the model has nothing to say as it goes.
+  std::function<void(int done)> sample;
+  //! The model's process grid, for RunOptions::started.
+  Coord3 process_grid{1, 1, 1};
   //! The model's whole state after the steps so far, and setting it back (RunOptions::checkpoint,
   //! restart_state); called only when those are used, after settle().
   std::function<std::vector<unsigned char>()> save;
@@ -50,7 +56,8 @@ struct StepHooks {
 
 //! \brief Runs `run.warmup` steps, resets, then `run.steps` timed steps. Collective over
 //! `communicator` (a barrier before the timed steps; the times are the slowest rank's), each
-//! collective bounded by `run.exchange_timeout`.
+//! collective bounded by `run.exchange_timeout`. The field is output (RunOptions::output) before
+//! the first timed step too, so that a series starts from the state the steps start from.
 [[nodiscard]] StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator,
                                         const StepHooks& hooks);
 

@@ -5,11 +5,11 @@
 //! heard from, instead of a hang that spins a core forever.
 //!
 //! Each call starts the nonblocking form (MPI_Iallreduce, MPI_Ibcast, MPI_Ibarrier, MPI_Igather,
-//! MPI_Igatherv) and tests it until the deadline. On a timeout this rank asks every other rank of
-//! the communicator, on a private duplicate, which collective it is in; ranks waiting in a
-//! bounded call answer at once, for a short grace period. Those that do not answer are the ones
-//! named. After a timeout the call's buffers may still be written by MPI: the run must end (the
-//! haloflow commands abort every rank).
+//! MPI_Igatherv, MPI_Iallgather, MPI_Ialltoallv) and tests it until the deadline. On a timeout this
+//! rank asks every other rank of the communicator, on a private duplicate, which collective it is
+//! in; ranks waiting in a bounded call answer at once, for a short grace period. Those that do not
+//! answer are the ones named. After a timeout the call's buffers may still be written by MPI: the
+//! run must end (the haloflow commands abort every rank).
 
 #include <mpi.h>
 
@@ -46,6 +46,15 @@ class BoundedCollectives {
   //! as allreduce.
   void gatherv(const void* send, int count, MPI_Datatype type, void* receive, const int* counts,
                const int* displacements, int root, std::string_view what) const;
+
+  //! MPI_Allgather of `count` elements of `type` from every rank to every rank. \throws Error as
+  //! allreduce.
+  void allgather(const void* send, int count, MPI_Datatype type, void* receive,
+                 std::string_view what) const;
+  //! MPI_Alltoallv, the same `type` both ways. \throws Error as allreduce.
+  void alltoallv(const void* send, const int* send_counts, const int* send_displacements,
+                 MPI_Datatype type, void* receive, const int* receive_counts,
+                 const int* receive_displacements, std::string_view what) const;
 
   //! The communicator the calls run on.
   [[nodiscard]] MPI_Comm communicator() const { return communicator_; }

@@ -51,6 +51,11 @@ struct FrameOptions {
 [[nodiscard]] std::optional<ExecutorKind> executor_from_string(std::string_view text);
 
 class Executor;
+class Frame;
+namespace detail {
+//! The executor behind a frame: for the engine's internals only.
+Executor& executor_of(Frame& frame);
+}  // namespace detail
 
 //! \brief A plan lowered for one executor. Move-only; the plan is owned and cannot change shape.
 class Frame {
@@ -99,10 +104,12 @@ class Frame {
   [[nodiscard]] ExecutorKind executor() const;
   //! \brief The options given at construction.
   [[nodiscard]] const FrameOptions& options() const;
-  //! \brief The executor, for inspection by tests and tools (e.g. the lowered cudaGraph).
-  [[nodiscard]] Executor& implementation();
 
  private:
+  // The engine's own tools (CUPTI recording, graph inspection) reach the executor; users see
+  // the plan and, through haloflow/graph_dot.hpp, the lowered graph.
+  friend Executor& detail::executor_of(Frame& frame);
+
   [[nodiscard]] std::size_t locate(std::size_t index, std::string_view name,
                                    const std::type_info& params) const;
   [[nodiscard]] KernelArgs& kernel_args(std::size_t index);

@@ -8,6 +8,7 @@
 #include "haloflow/argument_check.hpp"
 #include "haloflow/bounded_mpi.hpp"
 #include "haloflow/buffer.hpp"
+#include "haloflow/cell_box.hpp"
 #include "haloflow/decomposition.hpp"
 #include "haloflow/device.hpp"
 #include "haloflow/error.hpp"
@@ -23,8 +24,10 @@
 #include "haloflow/plan.hpp"
 #include "haloflow/ranks.hpp"
 #include "haloflow/recorder.hpp"
+#include "haloflow/step_clock.hpp"
 #include "haloflow/trace.hpp"
 #include "haloflow/trace_report.hpp"
+#include "haloflow/trace_writers.hpp"
 #include "haloflow/version.hpp"
 
 #if defined(__CUDACC__)
