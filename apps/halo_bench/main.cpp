@@ -8,6 +8,8 @@
 //       [--self-exchange device|mpi]   (mpi: one rank sends its halos to itself through MPI)
 //       [--breakdown 1]   (also the pieces of the chain alone: two tiny kernels, the same with a
 //                          no-op host node between them under each handoff, the exchange alone)
+//       [--cuda-dot FILE] (graph executor: rank 0 writes the chain's CUDA graph as CUDA prints
+//                          it, child graphs included: what a library captured into it, NCCL's)
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -21,6 +23,7 @@
 #include "haloflow/buffer.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/frame.hpp"
+#include "haloflow/graph_dot.hpp"
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/overlap.hpp"
@@ -42,6 +45,7 @@ struct Options {
   std::string transport = "auto";
   std::string self_exchange = "device";
   bool breakdown = false;
+  std::string cuda_dot;  //!< where rank 0 writes the chain's CUDA graph (graph executor)
 };
 
 Staging staging_from(const std::string& text) {
@@ -119,6 +123,7 @@ int run(const Options& options, int rank, int ranks) {
   Frame full(plan, executor, frame_options);
   Frame interior_only(plan.only(Lane::bulk), executor, frame_options);
   Frame chain_only(plan.only(Lane::communication), executor, frame_options);
+  if (!options.cuda_dot.empty() && rank == 0) write_cuda_graph_dot(chain_only, options.cuda_dot);
 
   // One step: read `from`, write `to`, after exchanging `from`'s halo; then the roles swap.
   // A lane-only frame holds some of these nodes; each is patched where it exists.
@@ -254,6 +259,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--transport") == 0) options.transport = argv[i + 1];
     if (std::strcmp(argv[i], "--self-exchange") == 0) options.self_exchange = argv[i + 1];
     if (std::strcmp(argv[i], "--breakdown") == 0) options.breakdown = std::atoi(argv[i + 1]) != 0;
+    if (std::strcmp(argv[i], "--cuda-dot") == 0) options.cuda_dot = argv[i + 1];
   }
   std::optional<MpiSession> mpi;  // outlives the handler below, which may need MPI_Abort
   try {
