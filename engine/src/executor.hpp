@@ -18,16 +18,32 @@ namespace haloflow {
 //! Collects the first failure of a host node: host nodes run on a CUDA driver thread or on
 //! haloflow's progress thread, where an exception cannot propagate, so it is kept here and
 //! rethrown by Frame::wait (or by the next Frame::launch).
+//!
+//! A failure also holds back the host work of every other frame of the process until it is
+//! reported: a model alternates frames (even and odd steps, RK stages), and a peer that stopped
+//! in one frame's collective would otherwise be waited for again, a whole timeout, by the next
+//! frame's exchange. Such a skipped node fails its own frame, naming the first failure.
 class HostNodeFailures {
  public:
+  HostNodeFailures() = default;
+  //! A failure never rethrown stops holding back the other frames.
+  ~HostNodeFailures();
+  HostNodeFailures(const HostNodeFailures&) = delete;
+  HostNodeFailures& operator=(const HostNodeFailures&) = delete;
+
   void record(const std::string& node, const std::string& what) noexcept;
   //! Throws the first recorded failure, and forgets it.
   void rethrow();
   //! A failure is recorded and not yet rethrown. Host work of frames launched before it was
   //! reported is then skipped: the run has failed, and no later frame waits on a peer again.
   [[nodiscard]] bool pending() const noexcept { return pending_.load(std::memory_order_acquire); }
+  //! The first failure of any frame of this process that is not reported yet; empty if none.
+  [[nodiscard]] static std::string unreported_anywhere();
 
  private:
+  //! Marks this object's failure reported (rethrown or forgotten). Call with mutex_ held.
+  void forget() noexcept;
+
   std::mutex mutex_;
   std::string first_;
   std::atomic<bool> pending_{false};

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <atomic>
+#include <mutex>
+#include <string>
 #include <utility>
 
 #include "executor.hpp"
@@ -47,12 +50,50 @@ std::optional<ExecutorKind> executor_from_string(std::string_view text) {
   return std::nullopt;
 }
 
+namespace {
+
+// The failures of every frame of the process not yet reported: how many, and the first's text.
+struct UnreportedFailures {
+  std::mutex mutex;
+  std::string first;
+  int count = 0;
+  std::atomic<bool> any{false};  // count > 0, read without the lock on every host callback
+};
+
+UnreportedFailures& unreported() {
+  static UnreportedFailures failures;
+  return failures;
+}
+
+}  // namespace
+
+HostNodeFailures::~HostNodeFailures() {
+  const std::lock_guard lock(mutex_);
+  forget();
+}
+
 void HostNodeFailures::record(const std::string& node, const std::string& what) noexcept {
   try {
     const std::lock_guard lock(mutex_);
-    if (first_.empty()) first_ = fmt::format("host node '{}' failed: {}", node, what);
+    if (!first_.empty()) return;
+    first_ = fmt::format("host node '{}' failed: {}", node, what);
     pending_.store(true, std::memory_order_release);
+    UnreportedFailures& process = unreported();
+    const std::lock_guard process_lock(process.mutex);
+    if (process.count++ == 0) process.first = first_;
+    process.any.store(true, std::memory_order_release);
   } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory while reporting; nothing left
+  }
+}
+
+void HostNodeFailures::forget() noexcept {
+  if (!pending_.load(std::memory_order_acquire)) return;
+  pending_.store(false, std::memory_order_release);
+  UnreportedFailures& process = unreported();
+  const std::lock_guard process_lock(process.mutex);
+  if (--process.count == 0) {
+    process.first.clear();
+    process.any.store(false, std::memory_order_release);
   }
 }
 
@@ -61,17 +102,30 @@ void HostNodeFailures::rethrow() {
   {
     const std::lock_guard lock(mutex_);
     message.swap(first_);
-    pending_.store(false, std::memory_order_release);
+    forget();
   }
   if (!message.empty()) throw Error(message);
+}
+
+std::string HostNodeFailures::unreported_anywhere() {
+  UnreportedFailures& process = unreported();
+  if (!process.any.load(std::memory_order_acquire)) return {};
+  const std::lock_guard lock(process.mutex);
+  return process.first;
 }
 
 void HostCallback::invoke(void* data) noexcept {
   auto* callback = static_cast<HostCallback*>(data);
   // A failure not yet reported means this run has failed already: do not wait on a peer again.
+  // One in another frame fails this frame too, so that no frame ends as if its work was done.
   if (!callback->failures->pending()) {
     try {
-      (*callback->run)();
+      if (const std::string earlier = HostNodeFailures::unreported_anywhere(); !earlier.empty()) {
+        callback->failures->record(*callback->node,
+                                   "not run: the run failed already (" + earlier + ")");
+      } else {
+        (*callback->run)();
+      }
     } catch (const std::exception& error) {
       callback->failures->record(*callback->node, error.what());
     } catch (...) {

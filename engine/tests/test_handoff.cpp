@@ -99,6 +99,57 @@ TEST_CASE("after a failure, queued executions skip their host work until it is r
   CHECK(calls == 3);  // reported: the next frame starts clean
 }
 
+TEST_CASE("a failure in one frame holds back the host work of the others until it is reported") {
+  // A model's alternating frames: a peer stopped in the even frame's reduction must not be
+  // waited for again by the odd frame's exchange; that frame fails too, naming the first cause.
+  FakeFrame even(1);
+  FakeFrame odd(1);
+  int exchanges = 0;
+  even.names = {"cfl.allreduce"};
+  even.work = {[] { throw std::runtime_error("MPI_Iallreduce did not complete within 3 s"); }};
+  odd.names = {"stage0.halo.exchange"};
+  odd.work = {[&] { ++exchanges; }};
+  even.wire();
+  odd.wire();
+  auto thread = ProgressThread::shared();
+  even.submit(*thread, 1);
+  odd.submit(*thread, 1);
+  even.execute(1);
+  odd.execute(1);
+  CHECK(exchanges == 0);
+  CHECK(HostNodeFailures::unreported_anywhere() ==
+        "host node 'cfl.allreduce' failed: MPI_Iallreduce did not complete within 3 s");
+  CHECK_THROWS_WITH_AS(odd.failures.rethrow(),
+                       "host node 'stage0.halo.exchange' failed: not run: the run failed already "
+                       "(host node 'cfl.allreduce' failed: MPI_Iallreduce did not complete "
+                       "within 3 s)",
+                       Error);
+  CHECK_FALSE(HostNodeFailures::unreported_anywhere().empty());  // the even frame's, still
+  CHECK_THROWS_AS(even.failures.rethrow(), Error);
+  CHECK(HostNodeFailures::unreported_anywhere().empty());
+  odd.submit(*thread, 2);
+  odd.execute(2);
+  CHECK(exchanges == 1);  // every failure reported: frames run their host work again
+}
+
+TEST_CASE("a frame destroyed with its failure unreported no longer holds back the others") {
+  FakeFrame other(1);
+  int runs = 0;
+  other.names = {"exchange"};
+  other.work = {[&] { ++runs; }};
+  other.wire();
+  {
+    HostNodeFailures dropped;
+    dropped.record("norm", "a stopped peer");
+    CHECK_FALSE(HostNodeFailures::unreported_anywhere().empty());
+  }
+  CHECK(HostNodeFailures::unreported_anywhere().empty());
+  auto thread = ProgressThread::shared();
+  other.submit(*thread, 1);
+  other.execute(1);
+  CHECK(runs == 1);
+}
+
 TEST_CASE("a job whose doorbell never rings is dropped once abandoned") {
   FakeFrame frame(1);
   bool ran = false;

@@ -79,8 +79,18 @@ ended_early() {
 }
 if [[ $fault == collective ]]; then
   # Rank 1 stops itself: the clock starts when its state turns to T (stopped).
+  # It must get there within a minute: a run that never reaches the call says so with its log.
+  waited=0
   until [[ $(awk '{ print $3 }' "/proc/$rank_one/stat" 2>/dev/null) == T ]]; do
     kill -0 "$launcher" 2>/dev/null || ended_early
+    if ((waited++ > 6000)); then
+      kill -KILL "$rank_one" 2>/dev/null
+      [[ -n $rank_zero ]] && kill -KILL "$rank_zero" 2>/dev/null
+      wait "$launcher" 2>/dev/null
+      cat "$log"
+      echo "FAILED: rank 1 did not reach $CALL within 60 s (the run is too slow, or hung before it)"
+      exit 1
+    fi
     sleep 0.01
   done
 else
