@@ -109,7 +109,14 @@ class StreamExecutor final : public Executor {
                   node.name());
   }
 
+  // A split-phase node runs on the launching thread, outside HostCallback::invoke: it too skips
+  // its work (and fails, naming the first cause) once a host node of any frame has failed, so
+  // that a peer stopped in one frame's collective is not waited for again by this exchange.
   static void call_host_phase(const Node& node, const std::function<void()>& phase) {
+    if (const std::string earlier = HostNodeFailures::unreported_anywhere(); !earlier.empty()) {
+      throw Error(fmt::format("host node '{}' failed: not run: the run failed already ({})",
+                              node.name(), earlier));
+    }
     try {
       phase();
     } catch (const std::exception& error) {
