@@ -91,16 +91,9 @@ class Euler2dModel final : public Model {
 
   [[nodiscard]] std::unique_ptr<ModelResult> run_steps(const RunOptions& options,
                                                        MPI_Comm communicator) const override {
-    int ranks = 1;
-    HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "euler2d");
-    StepSummary summary{.model = "euler2d",
-                        .precision = "double",
-                        .executor = options.executor,
-                        .ranks = ranks,
-                        .steps = options.steps,
-                        .warmup = options.warmup,
-                        .dimensions = 2,
-                        .what_moves = "per stage read in and U, write out; read U for the CFL"};
+    StepSummary summary =
+        summary_before_run("euler2d", "double", options, communicator, 2,
+                           "per stage read in and U, write out; read U for the CFL");
     EulerConfig config = config_;
     config.run = options;
     // The clock every progress interval: what the run's looks at it saw, no wait of its own.

@@ -99,16 +99,8 @@ class Heat3dModel final : public Model {
  private:
   template <class T>
   std::unique_ptr<ModelResult> run_as(const RunOptions& options, MPI_Comm communicator) const {
-    int ranks = 1;
-    HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "heat3d");
-    StepSummary summary{.model = "heat3d",
-                        .precision = settings_.precision,
-                        .executor = options.executor,
-                        .ranks = ranks,
-                        .steps = options.steps,
-                        .warmup = options.warmup,
-                        .dimensions = 3,
-                        .what_moves = "read u + write u_new"};
+    StepSummary summary = summary_before_run("heat3d", settings_.precision, options, communicator,
+                                             3, "read u + write u_new");
     HeatConfig config = settings_.config;
     config.run = options;
     say_as_the_run_goes(

@@ -91,16 +91,8 @@ class Jacobi2dModel final : public Model {
  private:
   template <class T>
   std::unique_ptr<ModelResult> run_as(const RunOptions& options, MPI_Comm communicator) const {
-    int ranks = 1;
-    HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), "jacobi2d");
-    StepSummary summary{.model = "jacobi2d",
-                        .precision = settings_.precision,
-                        .executor = options.executor,
-                        .ranks = ranks,
-                        .steps = options.steps,
-                        .warmup = options.warmup,
-                        .dimensions = 2,
-                        .what_moves = "read a + write a_new"};
+    StepSummary summary = summary_before_run("jacobi2d", settings_.precision, options, communicator,
+                                             2, "read a + write a_new");
     JacobiConfig config = settings_.config;
     config.run = options;
     // The norm lines as the norms come: the steps that print one wait for it.

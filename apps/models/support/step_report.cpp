@@ -3,8 +3,25 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
+
+#include "haloflow/mpi_session.hpp"
 
 namespace haloflow::models {
+
+StepSummary summary_before_run(std::string model, std::string precision, const RunOptions& options,
+                               MPI_Comm communicator, int dimensions, std::string what_moves) {
+  int ranks = 1;
+  HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), model);
+  return {.model = std::move(model),
+          .precision = std::move(precision),
+          .executor = options.executor,
+          .ranks = ranks,
+          .steps = options.steps,
+          .warmup = options.warmup,
+          .dimensions = dimensions,
+          .what_moves = std::move(what_moves)};
+}
 
 std::string describe_run(const StepSummary& run) {
   std::string shape = fmt::format("{}", run.process_grid[0]);

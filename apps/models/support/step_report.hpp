@@ -3,6 +3,7 @@
 // time per step, the overlap measurement, the bandwidth, and the benchmark line's common figures;
 // and the results.json entries they give.
 
+#include <mpi.h>
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -31,6 +32,13 @@ struct StepSummary {
   double bytes_per_step = 0;  //!< what one step must move
   std::string what_moves;     //!< those bytes in words ("read a + write a_new")
 };
+
+//! What a run's summary holds before it starts: `model`, `precision`, the executor, steps and
+//! warm-up of `options`, the ranks of `communicator`, the axes of its process grid and what a
+//! step moves, in words.
+[[nodiscard]] StepSummary summary_before_run(std::string model, std::string precision,
+                                             const RunOptions& options, MPI_Comm communicator,
+                                             int dimensions, std::string what_moves);
 
 //! "float, 2 ranks as 1 x 2, host executor, 100 steps (0 warm-up)".
 [[nodiscard]] std::string describe_run(const StepSummary& run);
