@@ -106,9 +106,7 @@ class Euler2dModel final : public Model {
         },
         euler_clock_line);
     EulerResult result = run_euler2d(config, communicator);
-    summary.process_grid = result.process_grid;
-    summary.times = result.times;
-    summary.bytes_per_step = result.bytes_per_step;
+    take_measurements(summary, result);
     return std::make_unique<EulerRun>(config_, std::move(summary), std::move(result));
   }
 

@@ -111,9 +111,7 @@ class Heat3dModel final : public Model {
         },
         heat_error_line);
     HeatResult<T> result = run_heat3d<T>(config, communicator);
-    summary.process_grid = result.process_grid;
-    summary.times = result.times;
-    summary.bytes_per_step = result.bytes_per_step;
+    take_measurements(summary, result);
     return std::make_unique<HeatRun<T>>(settings_, std::move(summary), std::move(result));
   }
 

@@ -109,9 +109,7 @@ class Jacobi2dModel final : public Model {
         });
     if (settings_.print_every <= 0 || config.norm_every <= 0) config.run.sample = nullptr;
     JacobiResult<T> result = run_jacobi2d<T>(config, communicator);
-    summary.process_grid = result.process_grid;
-    summary.times = result.times;
-    summary.bytes_per_step = result.bytes_per_step;
+    take_measurements(summary, result);
     return std::make_unique<JacobiRun<T>>(settings_, std::move(summary), std::move(result));
   }
 

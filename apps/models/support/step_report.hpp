@@ -40,6 +40,14 @@ struct StepSummary {
                                              const RunOptions& options, MPI_Comm communicator,
                                              int dimensions, std::string what_moves);
 
+//! Fills in what the run measured: a model result's process grid, step times and bytes per step.
+template <class Result>
+void take_measurements(StepSummary& summary, const Result& result) {
+  summary.process_grid = result.process_grid;
+  summary.times = result.times;
+  summary.bytes_per_step = result.bytes_per_step;
+}
+
 //! "float, 2 ranks as 1 x 2, host executor, 100 steps (0 warm-up)".
 [[nodiscard]] std::string describe_run(const StepSummary& run);
 
