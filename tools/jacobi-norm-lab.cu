@@ -6,12 +6,13 @@
 // The model's sweep at 16384 x 16384 float (16382 computed columns, 16384 computed rows, one halo
 // row above and below), blocks 128 x 2, runs of 8 rows (and 4). Variants: the sweep alone; the norm
 // as the model had it (every block atomicAdds its sum to one double, after a zeroing kernel); the
-// norm as apps/models/jacobi2d/jacobi_kernels.cuh has it now (each block writes its partial, one
-// block sums them in a fixed order, its registers bounded so that 8 blocks fit an SM), with 1 to 32
-// runs per thread (a grid that many times shorter), and the same unbounded as first measured. Each
-// is checked (field bit for bit against the sweep alone, the norm against a CPU sum to n eps, the
-// new norm's bits across repeats) and timed as the median of 30 launches of the whole step (its
-// kernels back to back). `profile`: each variant once, for ncu.
+// norm with 8 runs per thread (a grid 8 times shorter), registers unbounded, as first measured; and
+// the norm as apps/models/jacobi2d/jacobi_kernels.cuh has it now (the plain sweep's launch, the
+// squares in 1 or 2 independent sums, registers bounded so that 8 blocks fit an SM, each block
+// writing its partial, a few blocks summing them in a fixed order). Each is checked (field bit for
+// bit against the sweep alone, the norm against a CPU sum to n eps, the new norm's bits across
+// repeats) and timed as the median of 30 launches of the whole step (its kernels back to back).
+// `profile`: each variant once, for ncu.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -156,7 +157,8 @@ int main(int argc, char** argv) {
                     .stride_y = kNx,
                     .stride_z = kNx * (kRows + 2)};
   float *a = nullptr, *b = nullptr;
-  double *partials = nullptr, *sum = nullptr, *values = nullptr;
+  double *partials = nullptr, *sum = nullptr, *values = nullptr, *block_sums = nullptr;
+  unsigned* ticket = nullptr;
   unsigned long long* samples = nullptr;
   const dim3 block(128, 2);
   const auto grid_for = [&](int rows_per_thread) {
@@ -168,6 +170,9 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&b, bytes));
   CHECK(cudaMalloc(&partials, static_cast<std::size_t>(most_partials) * sizeof(double)));
   CHECK(cudaMalloc(&sum, sizeof(double)));
+  CHECK(cudaMalloc(&block_sums, haloflow::kernels::kNormFinishBlocks * sizeof(double)));
+  CHECK(cudaMalloc(&ticket, sizeof(unsigned)));
+  CHECK(cudaMemset(ticket, 0, sizeof(unsigned)));
   // The norm log in pinned host memory, as the model keeps it: room for every launch here.
   CHECK(cudaHostAlloc(&values, 1 << 22, cudaHostAllocDefault));
   CHECK(cudaHostAlloc(&samples, sizeof(unsigned long long), cudaHostAllocDefault));
@@ -185,24 +190,31 @@ int main(int argc, char** argv) {
     zero_value<<<1, 1>>>(sum);
     old_norm_rows<<<grid_for(rows), block>>>(box, a, b, sum);
   };
-  // The model's norm: runs of `rows` rows, `runs` of them per thread, then the finishing block.
-  const auto new_norm = [&](int rows, int runs) {
-    const dim3 grid = grid_for(rows * runs);
-    haloflow::kernels::jacobi_norm_rows<float><<<grid, block>>>(box, rows, a, b, partials);
-    haloflow::kernels::jacobi_norm_finish<<<1, haloflow::kernels::kNormFinishThreads>>>(
-        partials, std::int64_t{grid.x} * grid.y, values, samples);
+  const auto finish = [&](std::int64_t count) {
+    haloflow::kernels::jacobi_norm_finish<<<haloflow::kernels::kNormFinishBlocks,
+                                            haloflow::kernels::kNormFinishThreads>>>(
+        partials, count, block_sums, ticket, values, samples);
+  };
+  // The model's norm: the plain sweep's launch, the squares in `chains` sums, then the finish.
+  const auto new_norm = [&](int rows, int chains) {
+    const dim3 grid = grid_for(rows);
+    if (chains == 1) {
+      haloflow::kernels::jacobi_norm_rows<float, 1><<<grid, block>>>(box, a, b, partials);
+    } else {
+      haloflow::kernels::jacobi_norm_rows<float, 2><<<grid, block>>>(box, a, b, partials);
+    }
+    finish(std::int64_t{grid.x} * grid.y);
   };
   const auto unbounded_norm = [&](int rows, int runs) {
     const dim3 grid = grid_for(rows * runs);
     unbounded_norm_rows<<<grid, block>>>(box, rows, a, b, partials);
-    haloflow::kernels::jacobi_norm_finish<<<1, haloflow::kernels::kNormFinishThreads>>>(
-        partials, std::int64_t{grid.x} * grid.y, values, samples);
+    finish(std::int64_t{grid.x} * grid.y);
   };
   if (profile) {
     plain(8);
     old_norm(8);
-    unbounded_norm(8, haloflow::kernels::kJacobiNormRunsPerThread);
-    new_norm(8, haloflow::kernels::kJacobiNormRunsPerThread);
+    unbounded_norm(8, 8);
+    new_norm(8, 2);
     CHECK(cudaDeviceSynchronize());
     return 0;
   }
@@ -275,30 +287,26 @@ int main(int argc, char** argv) {
           "thread: %.1f us = +%.1f %%, field %s\n",
           us, 100.0 * (us / plain_us - 1), same_field() ? "same" : "DIFFERENT");
     }
-    for (int runs : {1, 2, 4, 8, 16, 32}) {
-      const double new_us = time([&] { new_norm(rows, runs); });
+    for (int chains : {1, 2}) {
+      const double new_us = time([&] { new_norm(rows, chains); });
       CHECK(cudaDeviceSynchronize());
       const bool new_same = same_field();
       // Two more sweeps: their logged sums must be bitwise equal (no atomics, fixed order).
-      new_norm(rows, runs);
-      new_norm(rows, runs);
+      new_norm(rows, chains);
+      new_norm(rows, chains);
       CHECK(cudaDeviceSynchronize());
       const unsigned long long n = *samples;
       const bool repeatable = std::memcmp(&values[n - 1], &values[n - 2], sizeof(double)) == 0;
       const double new_value = values[n - 1];
-      const dim3 grid = grid_for(rows * runs);
-      const double finish_us = time([&] {
-        haloflow::kernels::jacobi_norm_finish<<<1, haloflow::kernels::kNormFinishThreads>>>(
-            partials, std::int64_t{grid.x} * grid.y, values, samples);
-      });
+      const dim3 grid = grid_for(rows);
+      const double finish_us = time([&] { finish(std::int64_t{grid.x} * grid.y); });
       std::printf(
-          "  norm, %2d runs per thread (%u blocks, partials + one-block finish): %.1f us = +%.1f "
-          "%% "
+          "  norm, squares in %d sums (%u blocks, partials + %u-block finish): %.1f us = +%.1f %% "
           "(finish alone %.1f us), field %s, norm rel. error %.2e (allowed %.2e), %s across "
           "repeats\n",
-          runs, grid.x * grid.y, new_us, 100.0 * (new_us / plain_us - 1), finish_us,
-          new_same ? "same" : "DIFFERENT", std::abs(new_value - want) / want, tolerance,
-          repeatable ? "bitwise equal" : "DIFFERENT");
+          chains, grid.x * grid.y, haloflow::kernels::kNormFinishBlocks, new_us,
+          100.0 * (new_us / plain_us - 1), finish_us, new_same ? "same" : "DIFFERENT",
+          std::abs(new_value - want) / want, tolerance, repeatable ? "bitwise equal" : "DIFFERENT");
     }
   }
   return 0;

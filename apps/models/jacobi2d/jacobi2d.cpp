@@ -111,11 +111,16 @@ struct Buffers {
   Buffer a;
   Buffer b;
   Buffer partials;  //!< the norm sweeps' per-block sums (device)
+  //! The finishing node's scratch (device): its blocks' sums, then its ticket (0 between launches).
+  Buffer finish;
   //! The norm log (pinned): the count of logged sums, then the sums, written by the finishing
   //! node and read by the host only when it wants the norms.
   Buffer log;
   [[nodiscard]] unsigned long long* samples() const { return log.as<unsigned long long>(); }
   [[nodiscard]] double* values() const { return log.as<double>() + 1; }
+  [[nodiscard]] unsigned* ticket() const {
+    return reinterpret_cast<unsigned*>(finish.as<double>() + kernels::jacobi_norm_finish_scratch());
+  }
 };
 
 // Blocks 128 threads wide and 2 tall (JacobiConfig::rows_per_thread rows per thread): the fastest
@@ -127,8 +132,7 @@ constexpr unsigned kBlockWidth = 128;
 struct Sweeps {
   std::vector<std::string> names;  //!< "interior", "boundary.N" (N the slab of the split)
   std::vector<kernels::CellBox> boxes;
-  std::vector<LaunchShape> shapes;          //!< the plain sweep's: one run per thread
-  std::vector<LaunchShape> norm_shapes;     //!< the norm sweep's: kJacobiNormRunsPerThread runs
+  std::vector<LaunchShape> shapes;          //!< one run of rows per thread, with or without norm
   std::vector<std::int64_t> first_partial;  //!< each norm sweep's first slot in the partials
   std::int64_t partials = 0;                //!< slots in all
 };
@@ -141,10 +145,8 @@ Sweeps plan_sweeps(const CellSplit& cells, const FieldLayout& layout, const Jaco
     s.boxes.push_back(cell);
     const auto rows = static_cast<unsigned>(config.rows_per_thread);
     s.shapes.push_back(box_launch(cell, rows, kBlockWidth));
-    s.norm_shapes.push_back(
-        box_launch(cell, rows * kernels::kJacobiNormRunsPerThread, kBlockWidth));
     s.first_partial.push_back(s.partials);
-    s.partials += static_cast<std::int64_t>(s.norm_shapes.back().grid.volume());
+    s.partials += static_cast<std::int64_t>(s.shapes.back().grid.volume());
   };
   if (!cells.interior.empty()) add(cells.interior, "interior");
   for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
@@ -174,8 +176,8 @@ Frame build_frame(bool with_norm, std::size_t set, HaloExchange<T>& exchange, co
     }
     sweep_names.push_back(options.name);
     if (with_norm) {
-      plan.add_kernel(std::move(options), kernels::jacobi_norm_kernel<T>(), sweeps.norm_shapes[i],
-                      sweeps.boxes[i], std::int64_t{config.rows_per_thread}, from, to,
+      plan.add_kernel(std::move(options), kernels::jacobi_norm_kernel<T>(), sweeps.shapes[i],
+                      sweeps.boxes[i], from, to,
                       buffers.partials.as<double>() + sweeps.first_partial[i]);
     } else {
       plan.add_kernel(std::move(options), kernels::jacobi_kernel<T>(), sweeps.shapes[i],
@@ -185,7 +187,8 @@ Frame build_frame(bool with_norm, std::size_t set, HaloExchange<T>& exchange, co
   if (with_norm) {
     plan.add_kernel({.name = "norm.log", .lane = Lane::communication, .after = sweep_names},
                     kernels::jacobi_norm_finish_kernel(), kernels::jacobi_norm_finish_launch(),
-                    buffers.partials.as<const double>(), sweeps.partials, buffers.values(),
+                    buffers.partials.as<const double>(), sweeps.partials,
+                    buffers.finish.as<double>(), buffers.ticket(), buffers.values(),
                     buffers.samples());
   }
   Frame frame(std::move(plan), config.run.executor, config.run.frame_options());
@@ -212,9 +215,13 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
           Memory::device,
           static_cast<std::size_t>(std::max<std::int64_t>(sweeps.partials, 1)) * sizeof(double),
           "jacobi2d norm partials", backend),
+      .finish = Buffer(Memory::device, (kernels::jacobi_norm_finish_scratch() + 1) * sizeof(double),
+                       "jacobi2d norm finish scratch", backend),
       .log = Buffer(Memory::host, (1 + kNormLogCapacity) * sizeof(double),
                     "jacobi2d norm log (pinned)", backend)};
   *buffers.samples() = 0;
+  const std::vector<double> zeros(kernels::jacobi_norm_finish_scratch() + 1, 0.0);
+  buffers.finish.upload(zeros.data(), zeros.size() * sizeof(double));
   const std::vector<T> initial = initial_values<T>(config, grid, layout);
   const auto load_initial = [&] {
     buffers.a.upload(initial.data(), bytes);

@@ -13,7 +13,7 @@ JacobiKernel<T> jacobi_kernel() {
 
 template <class T>
 JacobiNormKernel<T> jacobi_norm_kernel() {
-  return {&jacobi_norm_rows<T>, &jacobi_norm_rows_on_host<T>, "jacobi_norm"};
+  return {&jacobi_norm_rows<T>, &jacobi_rows_on_host<T, true>, "jacobi_norm"};
 }
 
 JacobiNormFinishKernel jacobi_norm_finish_kernel() {
@@ -21,7 +21,11 @@ JacobiNormFinishKernel jacobi_norm_finish_kernel() {
 }
 
 LaunchShape jacobi_norm_finish_launch() {
-  return LaunchShape::fixed(1, kNormFinishThreads);
+  return LaunchShape::fixed(kNormFinishBlocks, kNormFinishThreads);
+}
+
+std::size_t jacobi_norm_finish_scratch() {
+  return kNormFinishBlocks;
 }
 
 template JacobiKernel<float> jacobi_kernel<float>();

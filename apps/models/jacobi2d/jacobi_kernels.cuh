@@ -66,51 +66,52 @@ __global__ void jacobi_rows(CellBox box, const T* __restrict__ a, T* __restrict_
 
 //! The norm sweep's blocks (the model's 128 x 2) and the blocks per SM its registers must allow:
 //! 8, a full SM, as the plain sweep (31 registers) gets. Left to itself nvcc gave the norm sweep
-//! 40 to 64 registers, so 6 or 4 blocks per SM, and the sweep, which needs every load in flight
-//! it can get, ran 40 to 55 % slower than without the norm (Nsight Compute, docs/benchmarks.md).
+//! 40 registers, so 6 blocks per SM, and the sweep, which needs every load in flight it can get,
+//! lost bandwidth (tools/jacobi-norm-lab.cu, docs/benchmarks.md).
 inline constexpr int kJacobiNormBlockThreads = 256;
 inline constexpr int kJacobiNormBlocksPerSm = 8;
 
-//! The sweep with the norm: the same walk, but each thread walks several runs of `run` rows, a
-//! grid's height of runs apart (so the grid can be a few waves of blocks, not one block per run),
-//! summing the squared updates, and each block writes the sum of its threads' to
-//! `partials[its block index]` (x fastest) once at the end: no atomics, so no block waits on
-//! another's add and the sum does not depend on the order in which blocks finish. Rows are counted
-//! in 32 bits and walked by pointer, and unrolled by 2, so that it fits in 32 registers without
-//! spilling (kJacobiNormBlocksPerSm).
-template <class T>
+//! The sweep with the norm: the plain sweep's walk (the same launch, one run of rows per thread),
+//! summing the squared updates in `kChains` independent sums (rows in turn, so that each fused
+//! multiply-add waits for the one `kChains` rows back, not the one before: one chain cost 10 of
+//! the 12 points two chains save, tools/jacobi-norm-forms-lab.cu), and each block writes the sum
+//! of its threads' to `partials[its block index]` (x fastest) once at the end: no atomics, so the
+//! sum does not depend on the order in which blocks finish. Rows are counted in 32 bits and walked
+//! by pointer so that it fits in 32 registers (kJacobiNormBlocksPerSm).
+template <class T, int kChains = 2>
 __global__ void __launch_bounds__(kJacobiNormBlockThreads, kJacobiNormBlocksPerSm)
-    jacobi_norm_rows(CellBox box, std::int64_t run, const T* __restrict__ a, T* __restrict__ a_new,
+    jacobi_norm_rows(CellBox box, const T* __restrict__ a, T* __restrict__ a_new,
                      double* partials) {
+  static_assert(kChains == 1 || kChains == 2);
   const std::int64_t x = box.x0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int rows = static_cast<int>(run);
-  const int run_stride = static_cast<int>(gridDim.y * blockDim.y) * rows;
   const int ny = static_cast<int>(box.ny);
-  double squares = 0;
-  if (x < box.x0 + box.nx) {
+  const int threads_y = static_cast<int>(gridDim.y * blockDim.y);
+  const int run = (ny + threads_y - 1) / threads_y;
+  const int first = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) * run;
+  const int last = first + run < ny ? first + run : ny;
+  double sums[2] = {0, 0};  // even rows, odd rows (with one chain: every row in the first)
+  if (x < box.x0 + box.nx && first < last) {
     const std::int64_t stride = box.stride_y;
-    const T* column = a + x + box.y0 * stride + box.z0 * box.stride_z;
-    T* out_column = a_new + x + box.y0 * stride + box.z0 * box.stride_z;
-    for (int first = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) * rows; first < ny;
-         first += run_stride) {
-      const int last = first + rows < ny ? first + rows : ny;
-      const T* p = column + first * stride;
-      T* q = out_column + first * stride;
-      T previous_row = p[-stride];
-      T centre = p[0];
-#pragma unroll 2
-      for (int y = first; y < last; ++y, p += stride, q += stride) {
-        const T next_row = p[stride];
-        const T value = jacobi_value(p[1], p[-1], next_row, previous_row);
-        *q = value;
-        const double update = static_cast<double>(value - centre);
-        squares += update * update;
-        previous_row = centre;
-        centre = next_row;
+    const T* p = a + x + (box.y0 + first) * stride + box.z0 * box.stride_z;
+    T* q = a_new + (p - a);
+    T previous_row = p[-stride];
+    T centre = p[0];
+#pragma unroll 4
+    for (int y = first; y < last; ++y, p += stride, q += stride) {
+      const T next_row = p[stride];
+      const T value = jacobi_value(p[1], p[-1], next_row, previous_row);
+      *q = value;
+      const double update = static_cast<double>(value - centre);
+      if (kChains == 2 && (y & 1) != 0) {
+        sums[1] = fma(update, update, sums[1]);
+      } else {
+        sums[0] = fma(update, update, sums[0]);
       }
+      previous_row = centre;
+      centre = next_row;
     }
   }
-  const double block = block_sum(squares);
+  const double block = block_sum(sums[0] + sums[1]);
   if (threadIdx.x == 0 && threadIdx.y == 0) {
     partials[blockIdx.x + static_cast<std::int64_t>(gridDim.x) * blockIdx.y] = block;
   }
@@ -142,41 +143,59 @@ void jacobi_rows_on_host(const LaunchShape& shape, CellBox box, const T* a, T* a
   }
 }
 
-template <class T>
-void jacobi_norm_rows_on_host(const LaunchShape& shape, CellBox box, std::int64_t /*run*/,
-                              const T* a, T* a_new, double* partials) {
-  jacobi_rows_on_host<T, true>(shape, box, a, a_new, partials);
-}
+//! The finishing reduction's blocks and their threads: enough blocks that the sweeps' partials
+//! (one per block of 2048 cells: 131072 at 16384^2, 1 MiB) are read in one round of loads per
+//! thread, not one SM's sixteen (one block took 13.5 us, 32 blocks 10 us,
+//! tools/jacobi-norm-lab.cu).
+inline constexpr unsigned kNormFinishBlocks = 128;
+inline constexpr unsigned kNormFinishThreads = 256;
 
-//! Threads of the finishing reduction's one block.
-inline constexpr unsigned kNormFinishThreads = 1024;
-
-//! One block: values[*samples] = the sum of partials[0, count) in a fixed order (four interleaved
-//! sums per thread, so that loads overlap, then the block sum), then ++*samples. `values` and
-//! `samples` may be pinned host memory: the host reads them back when it wants the norms.
+//! values[*samples] = the sum of partials[0, count), then ++*samples, in a fixed order whatever
+//! the order in which the blocks run: block b sums the b-th of kNormFinishBlocks equal slices
+//! (four interleaved sums per thread, so that loads overlap, then the block sum) into
+//! block_sums[b]; the block that finishes last (the ticket it draws) sums block_sums in index
+//! order, logs the total and sets the ticket back to 0 for the next launch. `ticket` is 0 before
+//! the first launch. `values` and `samples` may be pinned host memory: the host reads them back
+//! when it wants the norms.
 __global__ void jacobi_norm_finish(const double* __restrict__ partials, std::int64_t count,
-                                   double* values, unsigned long long* samples) {
+                                   double* block_sums, unsigned* ticket, double* values,
+                                   unsigned long long* samples) {
+  const std::int64_t slice = (count + gridDim.x - 1) / gridDim.x;
+  const std::int64_t begin = slice * blockIdx.x;
+  const std::int64_t end = begin + slice < count ? begin + slice : count;
   const std::int64_t stride = blockDim.x;
   double sums[4] = {0, 0, 0, 0};
-  std::int64_t k = threadIdx.x;
-  for (; k + 3 * stride < count; k += 4 * stride) {
+  std::int64_t k = begin + threadIdx.x;
+  for (; k + 3 * stride < end; k += 4 * stride) {
     sums[0] += partials[k];
     sums[1] += partials[k + stride];
     sums[2] += partials[k + 2 * stride];
     sums[3] += partials[k + 3 * stride];
   }
-  for (; k < count; k += stride) sums[0] += partials[k];
-  const double total = block_sum((sums[0] + sums[1]) + (sums[2] + sums[3]));
+  for (; k < end; k += stride) sums[0] += partials[k];
+  const double mine = block_sum((sums[0] + sums[1]) + (sums[2] + sums[3]));
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    block_sums[blockIdx.x] = mine;
+    __threadfence();  // the sum is visible to every block before the ticket says it is there
+    last = atomicAdd(ticket, 1U) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  const double total = block_sum(threadIdx.x < gridDim.x ? __ldcg(&block_sums[threadIdx.x]) : 0.0);
   if (threadIdx.x == 0) {
     const unsigned long long n = *samples;
     values[n] = total;
     *samples = n + 1;
+    *ticket = 0;
   }
 }
 
-//! The CPU twin: the partials in index order.
+//! The CPU twin: the partials in index order (block_sums and the ticket are the GPU's scratch).
 inline void jacobi_norm_finish_on_host(const LaunchShape& /*shape*/, const double* partials,
-                                       std::int64_t count, double* values,
+                                       std::int64_t count, double* /*block_sums*/,
+                                       unsigned* /*ticket*/, double* values,
                                        unsigned long long* samples) {
   double total = 0;
   for (std::int64_t k = 0; k < count; ++k) total += partials[k];

@@ -26,24 +26,24 @@ using JacobiKernel = KernelRef<CellBox, const T*, T*, double*>;
 template <class T>
 JacobiKernel<T> jacobi_kernel();
 
-//! (box, run, a, a_new, partials): the sweep, each thread walking runs of `run` rows a grid's
-//! height of runs apart (a grid kJacobiNormRunsPerThread times shorter than the sweep's), also
-//! writing the sum over each block's cells of (a_new - a)^2, in double, to `partials[block]`
-//! (grid.x * grid.y of them, x fastest; the CPU twin puts its whole sum in the first and zeros in
-//! the rest): the norm costs no extra pass over memory and no atomics.
+//! (box, a, a_new, partials): the sweep with the same launch as jacobi_kernel, also writing the
+//! sum over each block's cells of (a_new - a)^2, in double, to `partials[block]` (grid.x * grid.y
+//! of them, x fastest; the CPU twin puts its whole sum in the first and zeros in the rest): the
+//! norm costs no extra pass over memory and no atomics.
 template <class T>
-using JacobiNormKernel = KernelRef<CellBox, std::int64_t, const T*, T*, double*>;
+using JacobiNormKernel = JacobiKernel<T>;
 template <class T>
 JacobiNormKernel<T> jacobi_norm_kernel();
-//! Runs each thread of the norm sweep walks: its blocks' sums, and the barrier before them, are
-//! this many times fewer than one block per run would make (tools/jacobi-norm-lab.cu).
-inline constexpr int kJacobiNormRunsPerThread = 8;
 
-//! (partials, count, values, samples): values[*samples] = the sum of partials[0, count) in a fixed
-//! order, then ++*samples. One block (jacobi_norm_finish_launch). `values` and `samples` may be
-//! pinned host memory, which the host reads back only when it wants the norms.
-using JacobiNormFinishKernel = KernelRef<const double*, std::int64_t, double*, unsigned long long*>;
+//! (partials, count, block_sums, ticket, values, samples): values[*samples] = the sum of
+//! partials[0, count) in a fixed order, then ++*samples. jacobi_norm_finish_launch's blocks, which
+//! need jacobi_norm_finish_scratch() doubles at `block_sums` and an unsigned `ticket` that is 0
+//! before the first launch (each launch leaves it 0). `values` and `samples` may be pinned host
+//! memory, which the host reads back only when it wants the norms.
+using JacobiNormFinishKernel =
+    KernelRef<const double*, std::int64_t, double*, unsigned*, double*, unsigned long long*>;
 [[nodiscard]] JacobiNormFinishKernel jacobi_norm_finish_kernel();
 [[nodiscard]] LaunchShape jacobi_norm_finish_launch();
+[[nodiscard]] std::size_t jacobi_norm_finish_scratch();
 
 }  // namespace haloflow::kernels
