@@ -31,7 +31,7 @@ struct RunSection {
   int warmup = -1;   //!< -1: default_warmup() of the executor
   bool vtk = false;  //!< VTK image data (.vti per rank, .pvti) in RUN_DIR/vtk, RUN_DIR/NAME.pvd
   std::string vtk_precision = "float32";  //!< float32 or float64
-  std::string vtk_compression = "none";   //!< none or zlib
+  std::string vtk_compression = "zlib";   //!< zlib (VTK's own writer's default) or none
   //! VTK and PNG at step 0, every this many steps and after the last; 0: step 0 and the last.
   int output_every = 0;
   int checkpoint_every = 0;  //!< a checkpoint every this many steps; 0: none

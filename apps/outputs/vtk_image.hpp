@@ -18,11 +18,12 @@ namespace haloflow::outputs {
 enum class VtkPrecision { float32, float64 };
 enum class VtkCompression { none, zlib };
 
-//! How the values are stored: float32 raw by default (a quarter of float64 ASCII's size and
-//! better; float64 keeps every bit of a double field).
+//! How the values are stored: float32 by default (a quarter of float64 ASCII's size and better;
+//! float64 keeps every bit of a double field), zlib-compressed by default as VTK's own writer
+//! compresses (3 to 20 times smaller again for smooth fields; `none` writes them raw, faster).
 struct VtkFormat {
   VtkPrecision precision = VtkPrecision::float32;
-  VtkCompression compression = VtkCompression::none;
+  VtkCompression compression = VtkCompression::zlib;
 };
 
 //! Point indices per axis, first and last (inclusive): x0 x1 y0 y1 z0 z1, as VTK's Extent.

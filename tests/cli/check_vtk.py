@@ -5,14 +5,15 @@ ParaView uses), and checks it.
 usage: check_vtk.py RUN_DIR NAME --steps S0,S1,... --ranks R --whole "X0 X1 Y0 Y1 Z0 Z1"
                     --origin "X Y Z" --spacing "X Y Z" --centring points|cells
                     --arrays NAME:COMPONENTS,... [--precision float32|float64]
-                    [--compression none|zlib] [--dump FILE --dump-type float32|float64]
+                    [--compression zlib|none] [--dump FILE --dump-type float32|float64]
                     [--physics heat3d|jacobi2d|euler2d-vortex]
 
 RUN_DIR/NAME.pvd lists exactly the steps asked for (vtk/NAME_<step>.pvti, each with its time);
 each .pvti, read by vtkXMLPImageDataReader, has the whole extent, origin and spacing given, the
 arrays as point or cell data, the TimeValue of its .pvd entry, and R pieces; each piece's .vti,
 read alone by vtkXMLImageDataReader, declares its own extent (WholeExtent too) and holds exactly
-the .pvti's values there, in the precision and compression given; the pieces cover the whole
+the .pvti's values there, in the precision and compression given (default float32, zlib, as
+haloflow writes them by default); the pieces cover the whole
 extent. Every value is finite. --dump: the last output equals the raw global field --dump wrote
 (euler2d's velocity, pressure and Mach number computed from its conserved fields). --physics:
 the first output (step 0) is the model's initial state evaluated at the coordinates VTK gives its
@@ -196,7 +197,7 @@ def main(argv):
     centring = options["--centring"]
     arrays = dict((a.split(":")[0], int(a.split(":")[1])) for a in options["--arrays"].split(","))
     precision = options.get("--precision", "float32")
-    compression = options.get("--compression", "none")
+    compression = options.get("--compression", "zlib")  # haloflow's default, as VTK's writer
     check = Check()
     with open(os.path.join(run_dir, "results.json")) as stream:
         results = json.load(stream)

@@ -66,7 +66,7 @@ TEST_CASE("a piece declares its own extent, its time, and raw float32 blocks of 
       outputs::vti_file(grid, piece,
                         {{.name = "density", .components = 1, .values = rho},
                          {.name = "velocity", .components = 3, .values = velocity}},
-                        {});
+                        {.compression = outputs::VtkCompression::none});
   CHECK(attribute(file, "ImageData", "WholeExtent") == "2 5 2 4 0 0");
   CHECK(attribute(file, "Piece", "Extent") == "2 5 2 4 0 0");
   CHECK(attribute(file, "ImageData", "Origin") == "0.5 0 0");
@@ -113,6 +113,40 @@ TEST_CASE("float64 keeps every bit; zlib blocks inflate to the same bytes") {
                      reinterpret_cast<const Bytef*>(data.data() + 32), compressed) == Z_OK);
   CHECK(length == 64 * sizeof(double));
   CHECK(inflated == values);
+}
+
+TEST_CASE("zlib by default; a field of many blocks, compressed side by side, inflates in order") {
+  // 3 Mi doubles in float64: 24 blocks of 1 MiB, the last one full, on several threads.
+  const std::int64_t n = 3 << 20;
+  const outputs::ImageGrid grid{.whole = {0, n - 1, 0, 0, 0, 0}, .centring = Centring::points};
+  std::vector<double> values(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::sin(1e-4 * i) + 1e-3 * (i % 7);
+  const outputs::VtkFormat format{.precision = outputs::VtkPrecision::float64};
+  CHECK(format.compression == outputs::VtkCompression::zlib);
+  const std::string file =
+      outputs::vti_file(grid, {0, n - 1, 0, 0, 0, 0}, {{.name = "u", .values = values}}, format);
+  CHECK(attribute(file, "VTKFile", "compressor") == "vtkZLibDataCompressor");
+  const std::string data = appended(file);
+  const std::uint64_t blocks = u64_at(data, 0);
+  REQUIRE(blocks == 24);
+  CHECK(u64_at(data, 8) == std::uint64_t{1} << 20);
+  CHECK(u64_at(data, 16) == 0);  // the last block is a full one
+  std::size_t at = 24 + 8 * blocks;
+  std::vector<double> inflated(values.size());
+  auto* out = reinterpret_cast<Bytef*>(inflated.data());
+  for (std::uint64_t b = 0; b < blocks; ++b) {
+    const std::uint64_t size = u64_at(data, 24 + 8 * b);
+    uLongf length = uLongf{1} << 20;
+    REQUIRE(uncompress(out + b * (std::size_t{1} << 20), &length,
+                       reinterpret_cast<const Bytef*>(data.data() + at), size) == Z_OK);
+    REQUIRE(length == uLongf{1} << 20);
+    at += size;
+  }
+  CHECK(at == data.size());
+  CHECK(inflated == values);
+  // The same bytes as a second time: the threads' order does not show.
+  CHECK(outputs::vti_file(grid, {0, n - 1, 0, 0, 0, 0}, {{.name = "u", .values = values}},
+                          format) == file);
 }
 
 TEST_CASE("a piece whose array does not fit its extent is refused, naming the array") {
