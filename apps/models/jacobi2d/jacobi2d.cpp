@@ -1,7 +1,8 @@
 // jacobi2d on the engine: one frame per step (halo exchange of `a`, interior sweep in the bulk
 // lane, boundary sweeps after the unpack), a second frame with the norm's nodes for the steps that
 // report it, each in one executable frame per parity of the step (the two buffers swap without
-// patching); the norms are logged on the device and read back in batches.
+// patching); the norms are logged on the device and read back in batches. The frames' plans:
+// jacobi2d_frames.cpp.
 
 #include "jacobi2d.hpp"
 
@@ -22,7 +23,7 @@
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/ranks.hpp"
-#include "jacobi_kernels.hpp"
+#include "jacobi2d_frames.hpp"
 #include "timed_steps.hpp"
 
 namespace haloflow::models {
@@ -104,94 +105,16 @@ std::vector<T> initial_values(const JacobiConfig& c, const CartesianDecompositio
   return values;
 }
 
-//! Norms the frames have logged and the host has not read: the log holds this many.
-constexpr std::size_t kNormLogCapacity = 4096;
-
-struct Buffers {
-  Buffer a;
-  Buffer b;
-  Buffer partials;  //!< the norm sweeps' per-block sums (device)
-  //! The finishing node's scratch (device): its blocks' sums, then its ticket (0 between launches).
-  Buffer finish;
-  //! The norm log (pinned): the count of logged sums, then the sums, written by the finishing
-  //! node and read by the host only when it wants the norms.
-  Buffer log;
-  [[nodiscard]] unsigned long long* samples() const { return log.as<unsigned long long>(); }
-  [[nodiscard]] double* values() const { return log.as<double>() + 1; }
-  [[nodiscard]] unsigned* ticket() const {
-    return reinterpret_cast<unsigned*>(finish.as<double>() + kernels::jacobi_norm_finish_scratch());
-  }
-};
-
-// Blocks 128 threads wide and 2 tall (JacobiConfig::rows_per_thread rows per thread): the fastest
-// of the shapes measured on an H200 (tools/jacobi-kernel-lab.cu, docs/benchmarks.md), 95 % of a
-// copy kernel's bandwidth against 88 % for 32 x 8 blocks.
-constexpr unsigned kBlockWidth = 128;
-
-//! The sweeps' boxes and launches, the same in every frame of a kind.
-struct Sweeps {
-  std::vector<std::string> names;  //!< "interior", "boundary.N" (N the slab of the split)
-  std::vector<kernels::CellBox> boxes;
-  std::vector<LaunchShape> shapes;          //!< one run of rows per thread, with or without norm
-  std::vector<std::int64_t> first_partial;  //!< each norm sweep's first slot in the partials
-  std::int64_t partials = 0;                //!< slots in all
-};
-
-Sweeps plan_sweeps(const CellSplit& cells, const FieldLayout& layout, const JacobiConfig& config) {
-  Sweeps s;
-  const auto add = [&](const Box& box, std::string name) {
-    const kernels::CellBox cell = cell_box(box, layout);
-    s.names.push_back(std::move(name));
-    s.boxes.push_back(cell);
-    const auto rows = static_cast<unsigned>(config.rows_per_thread);
-    s.shapes.push_back(box_launch(cell, rows, kBlockWidth));
-    s.first_partial.push_back(s.partials);
-    s.partials += static_cast<std::int64_t>(s.shapes.back().grid.volume());
-  };
-  if (!cells.interior.empty()) add(cells.interior, "interior");
-  for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
-    if (!cells.boundary[i].empty()) add(cells.boundary[i], fmt::format("boundary.{}", i));
-  }
-  return s;
-}
-
 //! The step's frame for field set `set` (0: read a, write a_new; 1: the other way round):
 //! exchange, interior sweep (bulk lane), boundary sweeps after the unpack (communication lane).
 //! With the norm: the sweeps also write their blocks' sums of the squared update, and one node
 //! after them logs the total. Built and patched once; the steady state only launches it.
 template <class T>
-Frame build_frame(bool with_norm, std::size_t set, HaloExchange<T>& exchange, const Sweeps& sweeps,
-                  const Buffers& buffers, const JacobiConfig& config) {
-  FramePlan plan(
-      fmt::format("jacobi2d{} {}", with_norm ? " with norm" : "", set == 0 ? "even" : "odd"));
-  const ExchangeNodes halo = exchange.add_to(plan);
-  const T* from = (set == 0 ? buffers.a : buffers.b).template as<const T>();
-  T* to = (set == 0 ? buffers.b : buffers.a).template as<T>();
-  std::vector<std::string> sweep_names;
-  for (std::size_t i = 0; i < sweeps.boxes.size(); ++i) {
-    NodeOptions options{.name = sweeps.names[i]};
-    if (options.name != "interior") {
-      options.lane = Lane::communication;
-      options.after = {halo.unpack};
-    }
-    sweep_names.push_back(options.name);
-    if (with_norm) {
-      plan.add_kernel(std::move(options), kernels::jacobi_norm_kernel<T>(), sweeps.shapes[i],
-                      sweeps.boxes[i], from, to,
-                      buffers.partials.as<double>() + sweeps.first_partial[i]);
-    } else {
-      plan.add_kernel(std::move(options), kernels::jacobi_kernel<T>(), sweeps.shapes[i],
-                      sweeps.boxes[i], from, to, static_cast<double*>(nullptr));
-    }
-  }
-  if (with_norm) {
-    plan.add_kernel({.name = "norm.log", .lane = Lane::communication, .after = sweep_names},
-                    kernels::jacobi_norm_finish_kernel(), kernels::jacobi_norm_finish_launch(),
-                    buffers.partials.as<const double>(), sweeps.partials,
-                    buffers.finish.as<double>(), buffers.ticket(), buffers.values(),
-                    buffers.samples());
-  }
-  Frame frame(std::move(plan), config.run.executor, config.run.frame_options());
+Frame build_frame(bool with_norm, std::size_t set, HaloExchange<T>& exchange,
+                  const jacobi::Sweeps& sweeps, const jacobi::Buffers& buffers,
+                  const JacobiConfig& config) {
+  Frame frame(jacobi::step_plan(with_norm, set, exchange, sweeps, buffers), config.run.executor,
+              config.run.frame_options());
   exchange.use_field_set(frame, set);
   return frame;
 }
@@ -207,21 +130,8 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
   const Backend backend = backend_of(config.run.executor);
   const auto bytes = static_cast<std::size_t>(layout.field_elements()) * sizeof(T);
   const CellSplit cells = split_update(update_box(grid, layout), layout, kStar);
-  const Sweeps sweeps = plan_sweeps(cells, layout, config);
-  Buffers buffers{
-      .a = Buffer(Memory::device, bytes, "jacobi2d a", backend),
-      .b = Buffer(Memory::device, bytes, "jacobi2d a_new", backend),
-      .partials = Buffer(
-          Memory::device,
-          static_cast<std::size_t>(std::max<std::int64_t>(sweeps.partials, 1)) * sizeof(double),
-          "jacobi2d norm partials", backend),
-      .finish = Buffer(Memory::device, (kernels::jacobi_norm_finish_scratch() + 1) * sizeof(double),
-                       "jacobi2d norm finish scratch", backend),
-      .log = Buffer(Memory::host, (1 + kNormLogCapacity) * sizeof(double),
-                    "jacobi2d norm log (pinned)", backend)};
-  *buffers.samples() = 0;
-  const std::vector<double> zeros(kernels::jacobi_norm_finish_scratch() + 1, 0.0);
-  buffers.finish.upload(zeros.data(), zeros.size() * sizeof(double));
+  const jacobi::Sweeps sweeps = jacobi::plan_sweeps(cells, layout, config);
+  jacobi::Buffers buffers(bytes, sweeps, backend);
   const std::vector<T> initial = initial_values<T>(config, grid, layout);
   const auto load_initial = [&] {
     buffers.a.upload(initial.data(), bytes);
@@ -278,7 +188,7 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
   StepHooks hooks;
   hooks.step = [&](int step, int steps, CUstream_st* stream) {
     const bool norm = config.norm_every > 0 && (step % config.norm_every == 0 || step == steps - 1);
-    if (norm && logged_steps.size() == kNormLogCapacity) read_norms();
+    if (norm && logged_steps.size() == jacobi::kNormLogCapacity) read_norms();
     frames[norm ? 1 : 0][static_cast<std::size_t>(step % 2)].launch(stream);
     if (norm) logged_steps.push_back(step);
   };
