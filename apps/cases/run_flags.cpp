@@ -1,0 +1,80 @@
+// haloflow run's command-line overrides laid on the case document.
+
+#include "run_flags.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "case_file.hpp"
+#include "haloflow/error.hpp"
+#include "model.hpp"
+
+namespace haloflow::cases {
+namespace {
+
+// The flags given that only models stepping in time take (none of them means anything to the
+// seed, which measures frames and writes no fields).
+std::vector<std::string> stepping_flags(const RunFlags& flags) {
+  std::vector<std::string> given;
+  if (flags.vtk) given.emplace_back("--vtk");
+  if (flags.png) given.emplace_back("--png");
+  if (flags.checkpoint_every >= 0) given.emplace_back("--checkpoint-every");
+  if (flags.output_every >= 0) given.emplace_back("--output-every");
+  if (!flags.restart.empty()) given.emplace_back("--restart");
+  if (flags.restart_step >= 0) given.emplace_back("--step");
+  if (!flags.dump.empty()) given.emplace_back("--dump");
+  if (flags.timeout_s > 0) given.emplace_back("--timeout");
+  return given;
+}
+
+// "a", "a and b", "a, b and c".
+std::string listed(const std::vector<std::string>& items) {
+  std::string text;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) text += i + 1 == items.size() ? " and " : ", ";
+    text += items[i];
+  }
+  return text;
+}
+
+// The command line's overrides, laid on the case document before it is read, so that the one
+// reader checks them as it checks the case. A flag that does not apply to the case's model is an
+// error, not silently ignored.
+}  // namespace
+
+void apply_flags(const RunFlags& flags, nlohmann::json& root) {
+  if (!root.is_object() || !root.contains("model") || !root["model"].is_string()) return;
+  const auto model = models::make_model(root["model"].get<std::string>());
+  if (!model) return;
+  if (const auto given = stepping_flags(flags); !model->steps_in_time() && !given.empty()) {
+    std::vector<std::string> steppers;
+    for (const std::string& name : models::model_names()) {
+      if (models::make_model(name)->steps_in_time()) steppers.push_back(name);
+    }
+    throw Error(fmt::format(
+        "{}: {} to the models that step in time ({}); the {} model measures frames and writes "
+        "no fields (its measurement is in RUN_DIR/results.json; --json and --dot apply to it)",
+        listed(given), given.size() == 1 ? "applies only" : "apply only", listed(steppers),
+        model->name()));
+  }
+  if (root.contains("run") && !root["run"].is_object()) return;
+  nlohmann::json& run = root["run"];
+  if (run.is_null()) run = nlohmann::json::object();
+  const int length = flags.steps > 0 ? flags.steps : flags.frames;
+  if (length > 0) {
+    for (const auto& key : model->length_keys()) run[key] = length;
+  }
+  if (!flags.executor.empty()) run["executor"] = flags.executor;
+  if (!flags.out.empty()) run["output"] = flags.out;
+  if (model->steps_in_time()) {
+    if (flags.vtk) run["vtk"] = true;
+    if (flags.png) run["png"] = true;
+    if (flags.checkpoint_every >= 0) run["checkpoint_every"] = flags.checkpoint_every;
+    if (flags.output_every >= 0) run["output_every"] = flags.output_every;
+    if (flags.timeout_s > 0) run["timeout_s"] = flags.timeout_s;
+  }
+  override_exchange(root, flags.handoff, flags.transport);
+}
+
+}  // namespace haloflow::cases
