@@ -14,6 +14,7 @@ namespace haloflow::cases {
 namespace {
 
 using input::JsonFields;
+using input::listed;
 using input::shown;
 
 const std::vector<std::string> kCommonRunKeys{"executor", "output", "progress_every"};
@@ -31,16 +32,6 @@ bool valid_name(const std::string& name) {
            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                   c == '_' || c == '-' || c == '.';
          });
-}
-
-// "a", "a and b", "a, b and c".
-std::string listed(const std::vector<std::string>& names) {
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) text += i + 1 == names.size() ? " and " : ", ";
-    text += names[i];
-  }
-  return text;
 }
 
 // What each registered model reads of the run section: its own keys, or the stepping keys.

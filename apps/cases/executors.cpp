@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <string>
+#include <vector>
+
+#include "printable.hpp"
+
 namespace haloflow::cases {
 namespace {
 
@@ -22,12 +27,9 @@ ExecutorKind named(std::string_view requested, bool have_gpu) {
 }
 
 std::string in_turn(const std::vector<ExecutorKind>& executors) {
-  std::string text;
-  for (std::size_t i = 0; i < executors.size(); ++i) {
-    if (i > 0) text += i + 1 == executors.size() ? " and " : ", ";
-    text += to_string(executors[i]);
-  }
-  return text;
+  std::vector<std::string> names;
+  for (const ExecutorKind kind : executors) names.emplace_back(to_string(kind));
+  return input::listed(names);
 }
 
 }  // namespace

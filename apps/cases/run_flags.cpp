@@ -9,9 +9,12 @@
 #include "case_file.hpp"
 #include "haloflow/error.hpp"
 #include "model.hpp"
+#include "printable.hpp"
 
 namespace haloflow::cases {
 namespace {
+
+using input::listed;
 
 // The flags given that only models stepping in time take (none of them means anything to the
 // seed, which measures frames and writes no fields).
@@ -26,16 +29,6 @@ std::vector<std::string> stepping_flags(const RunFlags& flags) {
   if (!flags.dump.empty()) given.emplace_back("--dump");
   if (flags.timeout_s > 0) given.emplace_back("--timeout");
   return given;
-}
-
-// "a", "a and b", "a, b and c".
-std::string listed(const std::vector<std::string>& items) {
-  std::string text;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) text += i + 1 == items.size() ? " and " : ", ";
-    text += items[i];
-  }
-  return text;
 }
 
 // The command line's overrides, laid on the case document before it is read, so that the one

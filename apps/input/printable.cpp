@@ -154,4 +154,13 @@ std::string pointer_to(std::string_view parent, std::string_view key) {
   return pointer;
 }
 
+std::string listed(const std::vector<std::string>& items) {
+  std::string text;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) text += i + 1 == items.size() ? " and " : ", ";
+    text += items[i];
+  }
+  return text;
+}
+
 }  // namespace haloflow::input

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace haloflow::input {
 
@@ -30,5 +31,8 @@ inline constexpr std::size_t kShownBytes = 60;
 //! The JSON pointer (RFC 6901) of `key` inside the value at `parent`: "~" and "/" in the key
 //! written as "~0" and "~1".
 [[nodiscard]] std::string pointer_to(std::string_view parent, std::string_view key);
+
+//! "a", "a and b", "a, b and c": names listed in a message.
+[[nodiscard]] std::string listed(const std::vector<std::string>& items);
 
 }  // namespace haloflow::input
