@@ -72,12 +72,13 @@ inline constexpr int kJacobiNormBlockThreads = 256;
 inline constexpr int kJacobiNormBlocksPerSm = 8;
 
 //! The sweep with the norm: the plain sweep's walk (the same launch, one run of rows per thread),
-//! summing the squared updates in `kChains` independent sums (rows in turn, so that each fused
-//! multiply-add waits for the one `kChains` rows back, not the one before: one chain cost 10 of
-//! the 12 points two chains save, tools/jacobi-norm-forms-lab.cu), and each block writes the sum
-//! of its threads' to `partials[its block index]` (x fastest) once at the end: no atomics, so the
-//! sum does not depend on the order in which blocks finish. Rows are counted in 32 bits and walked
-//! by pointer so that it fits in 32 registers (kJacobiNormBlocksPerSm).
+//! summing the squared updates in `kChains` independent sums (even and odd rows, so that each
+//! fused multiply-add waits for the one two rows back, not the one before: at 8 rows per thread
+//! with the finish, 712.5 us with one sum, 664.1 us with two, the sweep alone 598.4 us;
+//! tools/jacobi-norm-lab.cu, docs/models.md), and each block writes the sum of its threads' to
+//! `partials[its block index]` (x fastest) once at the end: no atomics, so the sum does not depend
+//! on the order in which blocks finish. Rows are counted in 32 bits and walked by pointer so that
+//! it fits in 32 registers (kJacobiNormBlocksPerSm).
 template <class T, int kChains = 2>
 __global__ void __launch_bounds__(kJacobiNormBlockThreads, kJacobiNormBlocksPerSm)
     jacobi_norm_rows(CellBox box, const T* __restrict__ a, T* __restrict__ a_new,
