@@ -1,0 +1,38 @@
+#pragma once
+// What the kernel labs share (tools/jacobi-norm-lab.cu, tools/jacobi-norm-forms-lab.cu): a CUDA
+// call checked (the lab stops, naming the call and line), and a launch timed as the median of 30
+// after 3 to warm up, between two events.
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#define CHECK(call)                                                                             \
+  do {                                                                                          \
+    cudaError_t status_ = (call);                                                               \
+    if (status_ != cudaSuccess) {                                                               \
+      std::fprintf(stderr, "%s: %s (line %d)\n", #call, cudaGetErrorString(status_), __LINE__); \
+      std::exit(1);                                                                             \
+    }                                                                                           \
+  } while (0)
+
+// The median time of `launch` in microseconds.
+inline double median_us(const std::function<void()>& launch, cudaEvent_t start, cudaEvent_t stop) {
+  for (int i = 0; i < 3; ++i) launch();
+  CHECK(cudaDeviceSynchronize());
+  std::vector<float> ms(30);
+  for (float& m : ms) {
+    CHECK(cudaEventRecord(start));
+    launch();
+    CHECK(cudaEventRecord(stop));
+    CHECK(cudaEventSynchronize(stop));
+    CHECK(cudaEventElapsedTime(&m, start, stop));
+  }
+  CHECK(cudaGetLastError());
+  std::sort(ms.begin(), ms.end());
+  return 1e3 * ms[ms.size() / 2];
+}
