@@ -9,7 +9,8 @@
 // cannot depend on the compilers) and timed as the median of 20 launches, beside a copy kernel and
 // cudaMemcpy in the same run. The model's kernel (heat_walk) is included from
 // apps/models/heat3d/heat_kernels.cuh, so this measures what runs. `profile BX BY RUN` runs the old
-// kernel, heat_walk with that shape and the tiled form once each, for Nsight Compute.
+// kernel, heat_walk with that shape, the one-row walk and the tiled form once each, for Nsight
+// Compute.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -125,6 +126,25 @@ __global__ void streaming_walk(CellBox box, HeatCoefficients<double> c,
   }
 }
 
+// The model's walk (heat_walk_rows) with kRows rows per thread for every thread: 1 is the model's
+// kernel before 2026-12-01 14:40, 2 the model's now (heat_walk, which also takes boxes with an odd
+// row count). Needs ny divisible by kRows.
+template <int kRows>
+__global__ void rows_walk(CellBox box, HeatCoefficients<double> c, const double* __restrict__ u,
+                          double* __restrict__ u_new) {
+  const std::int64_t x = box.x0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t y =
+      box.y0 + (static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y) * kRows;
+  if (x >= box.x0 + box.nx || y >= box.y0 + box.ny) return;
+  const std::int64_t run = (box.nz + gridDim.z - 1) / gridDim.z;
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.z) * run;
+  const std::int64_t last = first + run < box.nz ? first + run : box.nz;
+  if (first >= last) return;
+  haloflow::kernels::heat_walk_rows<double, kRows>(
+      x + y * box.stride_y + (box.z0 + first) * box.stride_z, first, last, box.stride_y,
+      box.stride_z, c, u, u_new);
+}
+
 __global__ void copy(const double2* __restrict__ a, double2* __restrict__ b, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
@@ -205,7 +225,9 @@ int main(int argc, char** argv) {
     const std::int64_t run = std::atoi(argv[4]);
     old_heat_box<<<dim3(16, 16, 512), dim3(32, 8)>>>(box, c, u, u_new);
     haloflow::kernels::heat_walk<double>
-        <<<walk_grid(box, bx, by, run), dim3(bx, by)>>>(box, c, u, u_new);
+        <<<walk_grid(box, bx, by * haloflow::kernels::kHeatRowsPerThread, run), dim3(bx, by)>>>(
+            box, c, u, u_new);
+    rows_walk<1><<<walk_grid(box, 64, 4, 4), dim3(64, 4)>>>(box, c, u, u_new);
     tiled_walk<32, 8><<<walk_grid(box, 32, 8, 64), dim3(32, 8)>>>(box, c, u, u_new);
     CHECK(cudaDeviceSynchronize());
     return 0;
@@ -294,10 +316,11 @@ int main(int argc, char** argv) {
       reset();
       const double us = time([&] {
         haloflow::kernels::heat_walk<double>
-            <<<walk_grid(box, bx, by, run), dim3(bx, by)>>>(box, c, u, u_new);
+            <<<walk_grid(box, bx, by * haloflow::kernels::kHeatRowsPerThread, run), dim3(bx, by)>>>(
+                box, c, u, u_new);
       });
-      const std::string name =
-          "walk " + std::to_string(bx) + "x" + std::to_string(by) + " run " + std::to_string(run);
+      const std::string name = "walk (2 rows) " + std::to_string(bx) + "x" + std::to_string(by) +
+                               " run " + std::to_string(run);
       check(name, us);
       if (us < best_us) {
         best_us = us;
@@ -312,6 +335,23 @@ int main(int argc, char** argv) {
                 std::to_string(run),
             time([&] {
               streaming_walk<<<walk_grid(box, bx, by, run), dim3(bx, by)>>>(box, c, u, u_new);
+            }));
+    }
+  }
+  // One row per thread (the model's walk before) and four.
+  for (auto [bx, by] : {std::pair{64u, 4u}, {32u, 8u}, {128u, 2u}, {64u, 2u}}) {
+    for (std::int64_t run : {4, 8, 16}) {
+      reset();
+      check("rows 1, " + std::to_string(bx) + "x" + std::to_string(by) + " run " +
+                std::to_string(run),
+            time([&] {
+              rows_walk<1><<<walk_grid(box, bx, by, run), dim3(bx, by)>>>(box, c, u, u_new);
+            }));
+      reset();
+      check("rows 4, " + std::to_string(bx) + "x" + std::to_string(by) + " run " +
+                std::to_string(run),
+            time([&] {
+              rows_walk<4><<<walk_grid(box, bx, by * 4, run), dim3(bx, by)>>>(box, c, u, u_new);
             }));
     }
   }

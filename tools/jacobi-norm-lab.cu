@@ -197,6 +197,19 @@ int main(int argc, char** argv) {
     }
     finish(std::int64_t{grid.x} * grid.y);
   };
+  // The model's norm sweep in taller blocks (128 x `height`, registers bounded so that 2048
+  // threads fit an SM, as with 128 x 2): fewer blocks, so fewer block sums and partials.
+  const auto tall_norm = [&](int rows, unsigned height) {
+    const dim3 tall(128, height);
+    const dim3 grid(grid_for(rows).x,
+                    static_cast<unsigned>((box.ny + height * rows - 1) / (height * rows)));
+    if (height == 4) {
+      haloflow::kernels::jacobi_norm_rows<float, 2, 512><<<grid, tall>>>(box, a, b, partials);
+    } else {
+      haloflow::kernels::jacobi_norm_rows<float, 2, 1024><<<grid, tall>>>(box, a, b, partials);
+    }
+    finish(std::int64_t{grid.x} * grid.y);
+  };
   const auto unbounded_norm = [&](int rows, int runs) {
     const dim3 grid = grid_for(rows * runs);
     unbounded_norm_rows<<<grid, block>>>(box, rows, a, b, partials);
@@ -287,6 +300,31 @@ int main(int argc, char** argv) {
           chains, grid.x * grid.y, haloflow::kernels::kNormFinishBlocks, new_us,
           100.0 * (new_us / plain_us - 1), finish_us, new_same ? "same" : "DIFFERENT",
           std::abs(new_value - want) / want, tolerance, repeatable ? "bitwise equal" : "DIFFERENT");
+    }
+  }
+  // Taller blocks, runs of 8 rows; the sweep alone and the model's form timed again beside them.
+  {
+    const int rows = 8;
+    const double plain_us = time([&] { plain(rows); });
+    const double model_us = time([&] { new_norm(rows, 2); });
+    std::printf(
+        "blocks 128 x 2 (the model's): sweep alone %.1f us, with the norm %.1f us = %+.1f %%\n",
+        plain_us, model_us, 100.0 * (model_us / plain_us - 1));
+    for (unsigned height : {4u, 8u}) {
+      const double us = time([&] { tall_norm(rows, height); });
+      CHECK(cudaDeviceSynchronize());
+      const bool field_same = same_field();
+      tall_norm(rows, height);
+      tall_norm(rows, height);
+      CHECK(cudaDeviceSynchronize());
+      const unsigned long long n = *samples;
+      const bool repeatable = std::memcmp(&values[n - 1], &values[n - 2], sizeof(double)) == 0;
+      std::printf(
+          "  norm in blocks 128 x %u: %.1f us = %+.1f %% of the sweep alone, field %s, norm rel. "
+          "error %.2e (allowed %.2e), %s across repeats\n",
+          height, us, 100.0 * (us / plain_us - 1), field_same ? "same" : "DIFFERENT",
+          std::abs(values[n - 1] - want) / want, tolerance,
+          repeatable ? "bitwise equal" : "DIFFERENT");
     }
   }
   return 0;

@@ -25,6 +25,18 @@ CellSplit split_update(const Box& update, const FieldLayout& layout, const Stenc
   return split_box(update, split_owned_cells(layout, stencil).interior);
 }
 
+CellSplit split_update(const Box& update, const FieldLayout& layout, const Stencil& stencil,
+                       std::array<bool, 3> split_axes) {
+  Box inner = split_owned_cells(layout, stencil).interior;
+  const Box owned = layout.owned_box();
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    if (split_axes[axis]) continue;
+    inner.lo[axis] = owned.lo[axis];
+    inner.hi[axis] = owned.hi[axis];
+  }
+  return split_box(update, inner);
+}
+
 LaunchShape box_launch(const CellBox& box, unsigned rows_per_thread, unsigned width) {
   if (width != 32 && width != 64 && width != 128 && width != 256) {
     throw Error(fmt::format(

@@ -6,12 +6,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "exchange_simulator.hpp"
+#include "haloflow/cell_box.hpp"
 #include "haloflow/decomposition.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/halo.hpp"
@@ -263,6 +265,53 @@ TEST_CASE("the split of owned cells: interior and slabs") {
         std::vector<Box>{Box{{2, 2, 0}, {4, 10, 1}}, Box{{4, 2, 0}, {5, 10, 1}}});
   CHECK_THROWS_AS((void)split_owned_cells(thin, {.radius = 3}), Error);
   CHECK_THROWS_AS((void)split_owned_cells(thin, {.radius = 0}), Error);
+}
+
+TEST_CASE(
+    "split_update cuts only the axes it is given; the interior reads ghosts across the others") {
+  const FieldLayout layout{.owned = {6, 5, 4}, .ghost_width = 1, .dimensions = 3, .fields = 1};
+  const Stencil star{.shape = StencilShape::star, .radius = 1};
+  const Box owned = layout.owned_box();
+  // Every axis: as split_owned_cells. None: the whole box, no slab.
+  CHECK(split_update(owned, layout, star, {true, true, true}).boundary ==
+        split_owned_cells(layout, star).boundary);
+  const auto none = split_update(owned, layout, star, {false, false, false});
+  CHECK(none.interior == owned);
+  CHECK(none.boundary.empty());
+  // x only: the two x slabs, full in y and z; the interior spans y and z.
+  const auto x_only = split_update(owned, layout, star, {true, false, false});
+  CHECK(x_only.interior == Box{{2, 1, 1}, {6, 6, 5}});
+  CHECK(x_only.boundary == std::vector<Box>{Box{{1, 1, 1}, {2, 6, 5}}, Box{{6, 1, 1}, {7, 6, 5}}});
+  // y and z: four slabs, the interior full along x.
+  const auto yz = split_update(owned, layout, star, {false, true, true});
+  CHECK(yz.interior == Box{{1, 2, 2}, {7, 5, 4}});
+  CHECK(yz.boundary.size() == 4);
+  // Each mask: interior and slabs tile the box, and no interior cell reads a ghost across a cut
+  // axis (a box stencil, so diagonal ghosts too).
+  const Stencil box_stencil{.shape = StencilShape::box, .radius = 1};
+  for (int mask = 0; mask < 8; ++mask) {
+    const std::array<bool, 3> axes{(mask & 1) != 0, (mask & 2) != 0, (mask & 4) != 0};
+    INFO("axes mask " << mask);
+    const auto split = split_update(owned, layout, box_stencil, axes);
+    std::int64_t covered = split.interior.volume();
+    for (const Box& slab : split.boundary) covered += slab.volume();
+    CHECK(covered == owned.volume());
+    int reads_cut_ghost = 0;
+    for_each_cell(split.interior, [&](const Index3& cell) {
+      for (int dz = -1; dz <= 1; ++dz) {
+        for (int dy = -1; dy <= 1; ++dy) {
+          for (int dx = -1; dx <= 1; ++dx) {
+            const Index3 read{cell[0] + dx, cell[1] + dy, cell[2] + dz};
+            for (std::size_t axis = 0; axis < 3; ++axis) {
+              const bool outside = read[axis] < owned.lo[axis] || read[axis] >= owned.hi[axis];
+              if (outside && axes[axis]) ++reads_cut_ghost;
+            }
+          }
+        }
+      }
+    });
+    CHECK(reads_cut_ghost == 0);
+  }
 }
 
 TEST_CASE("interior and boundary tile the owned cells; only the boundary reads ghosts") {

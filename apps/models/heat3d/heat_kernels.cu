@@ -26,7 +26,8 @@ LaunchShape heat_launch(const CellBox& box) {
   while (width > 1 && width > box.nx) width /= 2;
   const unsigned height = kHeatBlockThreads / width;
   const std::int64_t columns = (box.nx + width - 1) / width;
-  const std::int64_t rows = (box.ny + height - 1) / height;
+  const std::int64_t band = std::int64_t{height} * kHeatRowsPerThread;
+  const std::int64_t rows = (box.ny + band - 1) / band;
   if (columns > 0x7fffffff || rows > kGridLimit) {
     throw Error("heat launch: a box of " + std::to_string(box.nx) + " x " + std::to_string(box.ny) +
                 " cells needs " + std::to_string(columns) + " x " + std::to_string(rows) +

@@ -34,31 +34,65 @@ HALOFLOW_HD inline T heat_value(T centre, T x_minus, T x_plus, T y_minus, T y_pl
                         fused(c.y, (y_minus + y_plus) - twice, c.z * ((z_minus + z_plus) - twice)));
 }
 
-//! One thread per (x, y) column of the box, walking a run of consecutive planes along z: the
-//! planes below and above stay in registers as the thread moves up, so each step loads one new
-//! value from memory; x and y neighbours are the neighbouring threads' loads (L1). The run is the
-//! box's planes over grid.z (ceil(nz / grid.z)). Threads of a block: x fastest.
+//! The walk of one thread: kRows consecutive rows of the column at x, from element i, up the
+//! planes [first, last) of the box. The planes below and above stay in registers as the thread
+//! moves up, so each plane loads one new value per row from memory; the rows' own centre values
+//! are the y neighbours of the rows beside them, so only the row below the first and the row above
+//! the last come from memory (2 / kRows loads per cell, not 2); x neighbours are the neighbouring
+//! threads' loads (L1).
+template <class T, int kRows>
+__device__ inline void heat_walk_rows(std::int64_t i, std::int64_t first, std::int64_t last,
+                                      std::int64_t sy, std::int64_t sz, HeatCoefficients<T> c,
+                                      const T* __restrict__ u, T* __restrict__ u_new) {
+  T below[kRows];
+  T centre[kRows];
+#pragma unroll
+  for (int k = 0; k < kRows; ++k) {
+    below[k] = u[i + k * sy - sz];
+    centre[k] = u[i + k * sy];
+  }
+#pragma unroll 2
+  for (std::int64_t z = first; z < last; ++z, i += sz) {
+    T above[kRows];
+#pragma unroll
+    for (int k = 0; k < kRows; ++k) above[k] = u[i + k * sy + sz];
+    const T south = u[i - sy];
+    const T north = u[i + kRows * sy];
+#pragma unroll
+    for (int k = 0; k < kRows; ++k) {
+      const std::int64_t at = i + k * sy;
+      u_new[at] = heat_value(centre[k], u[at - 1], u[at + 1], k == 0 ? south : centre[k - 1],
+                             k == kRows - 1 ? north : centre[k + 1], below[k], above[k], c);
+    }
+#pragma unroll
+    for (int k = 0; k < kRows; ++k) {
+      below[k] = centre[k];
+      centre[k] = above[k];
+    }
+  }
+}
+
+//! One thread per kHeatRowsPerThread (2) rows of an x column of the box (the last row of an odd
+//! box alone), walking a run of consecutive planes along z (heat_walk_rows). The run is the box's
+//! planes over grid.z (ceil(nz / grid.z)). Threads of a block: x fastest.
 template <class T>
 __global__ void heat_walk(CellBox box, HeatCoefficients<T> c, const T* __restrict__ u,
                           T* __restrict__ u_new) {
+  constexpr int kRows = kHeatRowsPerThread;
   const std::int64_t x = box.x0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::int64_t y = box.y0 + static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y;
-  if (x >= box.x0 + box.nx || y >= box.y0 + box.ny) return;
+  const std::int64_t row =
+      (static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y) * kRows;
+  if (x >= box.x0 + box.nx || row >= box.ny) return;
   const std::int64_t run = (box.nz + gridDim.z - 1) / gridDim.z;
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.z) * run;
   const std::int64_t last = first + run < box.nz ? first + run : box.nz;
   if (first >= last) return;
-  const std::int64_t sy = box.stride_y;
-  const std::int64_t sz = box.stride_z;
-  std::int64_t i = x + y * sy + (box.z0 + first) * sz;
-  T below = u[i - sz];
-  T centre = u[i];
-#pragma unroll 4
-  for (std::int64_t z = first; z < last; ++z, i += sz) {
-    const T above = u[i + sz];
-    u_new[i] = heat_value(centre, u[i - 1], u[i + 1], u[i - sy], u[i + sy], below, above, c);
-    below = centre;
-    centre = above;
+  const std::int64_t i = x + (box.y0 + row) * box.stride_y + (box.z0 + first) * box.stride_z;
+  static_assert(kRows == 2, "the last row of an odd box is walked alone");
+  if (row + kRows <= box.ny) {
+    heat_walk_rows<T, kRows>(i, first, last, box.stride_y, box.stride_z, c, u, u_new);
+  } else {
+    heat_walk_rows<T, 1>(i, first, last, box.stride_y, box.stride_z, c, u, u_new);
   }
 }
 

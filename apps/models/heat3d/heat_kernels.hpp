@@ -4,8 +4,9 @@
 //! u_new = u + cx (u[x-1] + u[x+1] - 2u) + cy (...) + cz (...), c_axis = nu dt / h_axis^2, the
 //! products fused explicitly, so that the GPU and the CPU twin compute the same bits.
 //!
-//! Launch geometry (heat_launch): one thread per (x, y) column of the box (x over grid.x * block.x,
-//! y over grid.y * block.y), each walking a run of ceil(nz / grid.z) consecutive planes.
+//! Launch geometry (heat_launch): one thread per x and kHeatRowsPerThread rows of the box (x over
+//! grid.x * block.x, rows over grid.y * block.y), each walking a run of ceil(nz / grid.z)
+//! consecutive planes.
 
 #include "cell_box.hpp"
 #include "haloflow/kernel.hpp"
@@ -28,16 +29,18 @@ using HeatKernel = KernelRef<CellBox, HeatCoefficients<T>, const T*, T*>;
 template <class T>
 HeatKernel<T> heat_kernel();
 
-//! The walk's block shape and run: the fastest of 84 measured at 512^3 double on an H200 (64 x 4
-//! blocks, 4 planes per thread: 633.7 us, 81.0 % of cudaMemcpy's bandwidth; 32 x 8 and 64 x 2
-//! within 0.5 %; runs of 16 planes and more 4 to 20 % slower; tools/heat-kernel-lab.cu,
-//! docs/benchmarks.md).
-inline constexpr unsigned kHeatBlockWidth = 64;
+//! The walk's block shape, rows and run: the fastest measured at 512^3 double on an H200 (blocks
+//! of 128 x 2 threads, 2 rows and 4 planes per thread: 611.2 us, 83.5 % of cudaMemcpy's
+//! bandwidth; one row per thread at best 624.4 us (64 x 4 blocks), four rows 624.5 us, runs of 8
+//! planes and more 5 to 25 % slower; tools/heat-kernel-lab.cu, docs/benchmarks.md).
+inline constexpr unsigned kHeatBlockWidth = 128;
 inline constexpr unsigned kHeatBlockThreads = 256;
+inline constexpr int kHeatRowsPerThread = 2;
 inline constexpr std::int64_t kHeatPlanesPerThread = 4;
 
 //! The launch of heat_kernel over `box`: blocks of kHeatBlockThreads, kHeatBlockWidth wide (fewer
-//! for narrower boxes), kHeatPlanesPerThread planes per thread (more past CUDA's 65535 runs).
+//! for narrower boxes), kHeatRowsPerThread rows and kHeatPlanesPerThread planes per thread (more
+//! planes past CUDA's 65535 runs).
 //! \throws Error for an empty box or one too large for CUDA's grid.
 [[nodiscard]] LaunchShape heat_launch(const CellBox& box);
 

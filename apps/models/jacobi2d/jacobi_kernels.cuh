@@ -79,8 +79,9 @@ inline constexpr int kJacobiNormBlocksPerSm = 8;
 //! `partials[its block index]` (x fastest) once at the end: no atomics, so the sum does not depend
 //! on the order in which blocks finish. Rows are counted in 32 bits and walked by pointer so that
 //! it fits in 32 registers (kJacobiNormBlocksPerSm).
-template <class T, int kChains = 2>
-__global__ void __launch_bounds__(kJacobiNormBlockThreads, kJacobiNormBlocksPerSm)
+template <class T, int kChains = 2, int kBlockThreads = kJacobiNormBlockThreads>
+__global__ void __launch_bounds__(kBlockThreads,
+                                  kJacobiNormBlocksPerSm* kJacobiNormBlockThreads / kBlockThreads)
     jacobi_norm_rows(CellBox box, const T* __restrict__ a, T* __restrict__ a_new,
                      double* partials) {
   static_assert(kChains == 1 || kChains == 2);

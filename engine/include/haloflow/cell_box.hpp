@@ -5,6 +5,7 @@
 //! kernel arguments come from the same numbers; and the functions that make such boxes from a
 //! rank's field layout and launch kernels over them.
 
+#include <array>
 #include <cstdint>
 
 #include "haloflow/halo.hpp"
@@ -35,6 +36,14 @@ struct CellBox {
 //! columns); for the whole owned box this is `split_owned_cells`.
 [[nodiscard]] CellSplit split_update(const Box& update, const FieldLayout& layout,
                                      const Stencil& stencil);
+
+//! \brief split_update, shrinking the interior only along the axes marked in `split_axes`: the
+//! interior reaches the owned box's faces on the other axes, so it reads the ghosts there and must
+//! run after they are filled. For HaloExchange::remote_axes(): the ghosts a rank copies to itself
+//! are filled on the device before the interior starts (ExchangeNodes::self), and only the halos
+//! that travel are hidden behind it, so no slab is cut where there is nothing to hide.
+[[nodiscard]] CellSplit split_update(const Box& update, const FieldLayout& layout,
+                                     const Stencil& stencil, std::array<bool, 3> split_axes);
 
 //! \brief Blocks of 256 threads, `width` wide in x (a power of two from 32 to 256; narrower, by
 //! powers of two, for boxes narrower than that so few threads idle): x over grid.x, rows over

@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -143,6 +144,15 @@ struct ExchangeNodes {
   std::string exchange;  //!< "<name>.exchange": the MPI host node (post, then finish)
   std::string upload;    //!< "<name>.upload": pinned host receive buffer to device
   std::string unpack;    //!< "<name>.unpack": scatters received boxes into the ghosts; last node
+  //! "<name>.self": the device copy of the ghosts a rank sends itself, after which they are in
+  //! place (it needs no other node of the exchange); empty when the rank sends itself nothing.
+  std::string self;
+
+  //! \brief What a kernel that reads only the self-copied ghosts (and owned cells) waits for: the
+  //! self copy, or nothing.
+  [[nodiscard]] std::vector<std::string> after_self() const {
+    return self.empty() ? std::vector<std::string>{} : std::vector<std::string>{self};
+  }
 };
 
 //! \brief Exchanges the ghost cells of `fields` (each laid out as `plan.layout`) with the
@@ -204,6 +214,11 @@ class HaloExchange {
   [[nodiscard]] Staging staging() const;
   //! \brief Messages that travel between ranks (those a rank copies to itself excluded).
   [[nodiscard]] std::size_t remote_messages() const;
+  //! \brief The axes to cut the update along so that the interior reads no ghost that travels
+  //! (split_update's `split_axes`): those of every face message to another rank, and for a
+  //! diagonal one not covered by them, its axes. An axis whose halos the rank copies to itself
+  //! (one rank along a periodic axis), or that has no neighbour, is not marked.
+  [[nodiscard]] std::array<bool, 3> remote_axes() const;
   //! \brief The pinned buffer MPI sends from: the messages to other ranks, back to back in
   //! plan order.
   [[nodiscard]] Buffer& host_send();
