@@ -142,7 +142,15 @@ __global__ void rows_walk(CellBox box, HeatCoefficients<double> c, const double*
   if (first >= last) return;
   haloflow::kernels::heat_walk_rows<double, kRows>(
       x + y * box.stride_y + (box.z0 + first) * box.stride_z, first, last, box.stride_y,
-      box.stride_z, c, u, u_new);
+      box.stride_z, c, u, u_new, false, false, 0);
+}
+
+// The model's walk with its registers bounded so that 8 blocks of 256 fit an SM (32 registers;
+// the model's kernel gets 40 in double with the x images, so 6 blocks).
+__global__ void __launch_bounds__(256, 8)
+    bounded_walk(CellBox box, bool x_images, HeatCoefficients<double> c,
+                 const double* __restrict__ u, double* __restrict__ u_new) {
+  haloflow::kernels::heat_walk_box(box, x_images, c, u, u_new);
 }
 
 __global__ void copy(const double2* __restrict__ a, double2* __restrict__ b, std::int64_t n) {
@@ -226,7 +234,7 @@ int main(int argc, char** argv) {
     old_heat_box<<<dim3(16, 16, 512), dim3(32, 8)>>>(box, c, u, u_new);
     haloflow::kernels::heat_walk<double>
         <<<walk_grid(box, bx, by * haloflow::kernels::kHeatRowsPerThread, run), dim3(bx, by)>>>(
-            box, c, u, u_new);
+            box, false, c, u, u_new);
     rows_walk<1><<<walk_grid(box, 64, 4, 4), dim3(64, 4)>>>(box, c, u, u_new);
     tiled_walk<32, 8><<<walk_grid(box, 32, 8, 64), dim3(32, 8)>>>(box, c, u, u_new);
     CHECK(cudaDeviceSynchronize());
@@ -269,7 +277,7 @@ int main(int argc, char** argv) {
         CellBox part = box;
         part.z0 = box.z0 + kN * w / workers;
         part.nz = box.z0 + kN * (w + 1) / workers - part.z0;
-        haloflow::kernels::heat_walk_on_host<double>({}, part, c, host.data(), want.data());
+        haloflow::kernels::heat_walk_on_host<double>({}, part, false, c, host.data(), want.data());
       });
     }
     for (auto& t : threads) t.join();
@@ -317,7 +325,7 @@ int main(int argc, char** argv) {
       const double us = time([&] {
         haloflow::kernels::heat_walk<double>
             <<<walk_grid(box, bx, by * haloflow::kernels::kHeatRowsPerThread, run), dim3(bx, by)>>>(
-                box, c, u, u_new);
+                box, false, c, u, u_new);
       });
       const std::string name = "walk (2 rows) " + std::to_string(bx) + "x" + std::to_string(by) +
                                " run " + std::to_string(run);
@@ -336,6 +344,58 @@ int main(int argc, char** argv) {
             time([&] {
               streaming_walk<<<walk_grid(box, bx, by, run), dim3(bx, by)>>>(box, c, u, u_new);
             }));
+    }
+  }
+  // The model's walk writing the x images (a wrapping x axis: the first and last columns also
+  // store into the ghosts across the box), checked with the ghost columns against the CPU twin,
+  // and the same walk with its registers bounded; beside the model's walk without the images.
+  {
+    std::vector<double> imaged(host.size(), 0.0);
+    std::vector<std::thread> threads;
+    const int workers = 16;
+    for (int w = 0; w < workers; ++w) {
+      threads.emplace_back([&, w] {
+        CellBox part = box;
+        part.z0 = box.z0 + kN * w / workers;
+        part.nz = box.z0 + kN * (w + 1) / workers - part.z0;
+        haloflow::kernels::heat_walk_on_host<double>({}, part, true, c, host.data(), imaged.data());
+      });
+    }
+    for (auto& t : threads) t.join();
+    const unsigned bx = haloflow::kernels::kHeatBlockWidth;
+    const unsigned by = haloflow::kernels::kHeatBlockThreads / bx;
+    const dim3 grid = walk_grid(box, bx, by * haloflow::kernels::kHeatRowsPerThread,
+                                haloflow::kernels::kHeatPlanesPerThread);
+    const auto check_images = [&](const std::string& name, double us) {
+      CHECK(cudaMemcpy(got.data(), u_new, bytes, cudaMemcpyDeviceToHost));
+      std::int64_t differing = 0;
+      for (std::int64_t z = 1; z <= kN; ++z) {
+        for (std::int64_t y = 1; y <= kN; ++y) {
+          const std::size_t at = static_cast<std::size_t>(y * kExtent + z * kExtent * kExtent);
+          if (std::memcmp(&got[at], &imaged[at], kExtent * sizeof(double)) != 0) ++differing;
+        }
+      }
+      std::printf("%-32s %8.1f us  %5.1f %% of cudaMemcpy  %s\n", name.c_str(), us,
+                  100.0 * step_bytes / memcpy_bandwidth / (us * 1e-6),
+                  differing == 0 ? "same as the CPU twin, ghost columns included"
+                                 : (std::to_string(differing) + " rows DIFFERENT").c_str());
+    };
+    for (int round = 0; round < 2; ++round) {
+      reset();
+      check("model walk, no images", time([&] {
+              haloflow::kernels::heat_walk<double><<<grid, dim3(bx, by)>>>(box, false, c, u, u_new);
+            }));
+      reset();
+      check_images("model walk, x images", time([&] {
+                     haloflow::kernels::heat_walk<double>
+                         <<<grid, dim3(bx, by)>>>(box, true, c, u, u_new);
+                   }));
+      reset();
+      check_images("bounded walk, x images",
+                   time([&] { bounded_walk<<<grid, dim3(bx, by)>>>(box, true, c, u, u_new); }));
+      reset();
+      check("bounded walk, no images",
+            time([&] { bounded_walk<<<grid, dim3(bx, by)>>>(box, false, c, u, u_new); }));
     }
   }
   // One row per thread (the model's walk before) and four.

@@ -62,6 +62,19 @@ struct RemoteMessage {
   std::int64_t receive_offset = 0;  //!< elements into the receive buffers
 };
 
+//! Whether `message` (one a rank sends itself) is a face message along an axis the caller's
+//! kernels fill (ExchangeOptions::self_left_to_kernels).
+bool left_to_kernels(const HaloMessage& message, const ExchangeOptions& options) {
+  int moving = 0;
+  bool marked = false;
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    if (message.direction[axis] == 0) continue;
+    ++moving;
+    marked = options.self_left_to_kernels[axis];
+  }
+  return moving == 1 && marked;
+}
+
 //! The self copy's grid: the pack's few blocks (options.blocks) where that is enough, else a
 //! thread per element (up to 16384 blocks; the grid strides over the rest). Kernels that read the
 //! self-copied ghosts wait for it (split_update with remote_axes), so it runs with the GPU to
@@ -257,6 +270,7 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
   std::vector<const HaloMessage*> self;
   for (const HaloMessage& message : s.plan.messages) {
     (void)message_bytes(message, sizeof(T), s.context);
+    if (message.peer == s.rank && left_to_kernels(message, s.options)) continue;
     if (message.peer == s.rank && s.options.self_on_device) {
       self.push_back(&message);
       continue;
@@ -362,7 +376,9 @@ ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> 
   ExchangeNodes names{prefix + ".pack", prefix + ".download", prefix + ".exchange",
                       prefix + ".upload", prefix + ".unpack"};
   constexpr Lane comm = Lane::communication;
-  if (s.plan.messages.empty()) {  // no neighbour: keep the names so dependencies still resolve
+  if (s.remote.empty() && s.self_run_count == 0) {
+    // Nothing to move (no neighbour, or only faces the kernels fill): keep the names so
+    // dependencies still resolve.
     plan.add_empty({.name = names.pack, .lane = comm, .after = std::move(after)});
     for (const auto* next : {&names.download, &names.exchange, &names.upload, &names.unpack}) {
       plan.add_empty({.name = *next, .lane = comm, .after = {plan.nodes().back().name()}});

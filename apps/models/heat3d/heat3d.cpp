@@ -1,7 +1,7 @@
 // heat3d on the engine: one frame per step (halo exchange of u, interior step in the bulk lane
 // after the ghosts a rank copies to itself, the boundary slabs along the axes whose halos travel
-// after the unpack), one executable frame per parity of the step, so that the two buffers swap
-// without patching.
+// after the unpack; the walk keeps a wrapping x axis's ghosts itself), one executable frame per
+// parity of the step, so that the two buffers swap without patching.
 
 #include "heat3d.hpp"
 
@@ -97,6 +97,22 @@ void for_owned_cells(const CartesianDecomposition& grid, const FieldLayout& layo
   }
 }
 
+//! The x ghosts of `field` set to their periodic images (the last owned column below the first,
+//! the first above the last), as the walk keeps them from step to step when x wraps.
+template <class T>
+void fill_x_images(const FieldLayout& layout, std::vector<T>& field) {
+  const Box owned = layout.owned_box();
+  const std::int64_t nx = owned.hi[0] - owned.lo[0];
+  for (std::int64_t k = owned.lo[2]; k < owned.hi[2]; ++k) {
+    for (std::int64_t j = owned.lo[1]; j < owned.hi[1]; ++j) {
+      const auto first = static_cast<std::size_t>(layout.offset(owned.lo[0], j, k));
+      const auto last = first + static_cast<std::size_t>(nx - 1);
+      field[first - 1] = field[last];
+      field[last + 1] = field[first];
+    }
+  }
+}
+
 }  // namespace
 
 double heat_time_step(const HeatConfig& config) {
@@ -118,6 +134,10 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
   for_owned_cells(grid, layout, mode, [&](std::int64_t at, double value) {
     initial[static_cast<std::size_t>(at)] = static_cast<T>(value);
   });
+  // One rank along x (periodic): the walk writes the x ghosts itself (kernels::HeatKernel's
+  // x images), so the exchange leaves them out, and the first step finds them filled here.
+  const bool x_images = config.run.self_on_device && grid.process_grid()[0] == 1;
+  if (x_images) fill_x_images(layout, initial);
   const auto load_initial = [&] {
     u.upload(initial.data(), bytes);
     u_new.upload(initial.data(), bytes);
@@ -127,6 +147,7 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
                            {.timeout = config.run.exchange_timeout,
                             .transport = config.run.transport,
                             .self_on_device = config.run.self_on_device,
+                            .self_left_to_kernels = {x_images, false, false},
                             .name = "halo"});
 
   const double dt = time_step(config);
@@ -139,10 +160,12 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
   // Two frames, one per parity, each built and patched once: even steps read u and write u_new,
   // odd steps the other way round, so the steady state launches without patching anything. The
   // update is cut only along the axes whose halos travel: the ghosts a rank copies to itself are
-  // in place (the self copy) before the interior starts, so on one rank the step is the copy and
-  // one sweep of the whole box, with no slab (at 512^3 the six slabs cost 80 us a step, the x
-  // slabs one cell wide).
-  const CellSplit cells = split_update(layout.owned_box(), layout, kStar, exchange.remote_axes());
+  // in place (the self copy) before the interior starts, and the x ghosts, when x wraps, were
+  // written by the step before, so on one rank the step is the copy of the y and z faces and one
+  // sweep of the whole box, with no slab (at 512^3 the six slabs cost 80 us a step, the x slabs
+  // one cell wide, and a copy of the x faces 30 us: a cache line per cell).
+  const Box owned = layout.owned_box();
+  const CellSplit cells = split_update(owned, layout, kStar, exchange.remote_axes());
   const auto build_frame = [&](std::size_t set) {
     const T* from = (set == 0 ? u : u_new).template as<const T>();
     T* to = (set == 0 ? u_new : u).template as<T>();
@@ -151,8 +174,13 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
     const auto add_step = [&](const Box& box, NodeOptions options) {
       if (box.empty()) return;
       const kernels::CellBox cell = cell_box(box, layout);
+      // Not cut along x when x wraps (no halo travels along it), so each box spans the owned x
+      // range and its first and last columns are the faces.
+      if (x_images && (box.lo[0] != owned.lo[0] || box.hi[0] != owned.hi[0])) {
+        throw Error("heat3d: a box that does not span the owned x range on a wrapping x axis");
+      }
       plan.add_kernel(std::move(options), kernels::heat_kernel<T>(), kernels::heat_launch(cell),
-                      cell, c, from, to);
+                      cell, x_images, c, from, to);
     };
     add_step(cells.interior, {.name = "interior", .after = nodes.after_self()});
     for (std::size_t i = 0; i < cells.boundary.size(); ++i) {

@@ -39,11 +39,14 @@ HALOFLOW_HD inline T heat_value(T centre, T x_minus, T x_plus, T y_minus, T y_pl
 //! moves up, so each plane loads one new value per row from memory; the rows' own centre values
 //! are the y neighbours of the rows beside them, so only the row below the first and the row above
 //! the last come from memory (2 / kRows loads per cell, not 2); x neighbours are the neighbouring
-//! threads' loads (L1).
+//! threads' loads (L1). `low` / `high`: the column is the first / last of the owned x range on a
+//! wrapping x axis, and each new value is also written `nx` cells up / down, into the ghost across
+//! the box (its periodic image).
 template <class T, int kRows>
 __device__ inline void heat_walk_rows(std::int64_t i, std::int64_t first, std::int64_t last,
                                       std::int64_t sy, std::int64_t sz, HeatCoefficients<T> c,
-                                      const T* __restrict__ u, T* __restrict__ u_new) {
+                                      const T* __restrict__ u, T* __restrict__ u_new, bool low,
+                                      bool high, std::int64_t nx) {
   T below[kRows];
   T centre[kRows];
 #pragma unroll
@@ -61,8 +64,11 @@ __device__ inline void heat_walk_rows(std::int64_t i, std::int64_t first, std::i
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
       const std::int64_t at = i + k * sy;
-      u_new[at] = heat_value(centre[k], u[at - 1], u[at + 1], k == 0 ? south : centre[k - 1],
-                             k == kRows - 1 ? north : centre[k + 1], below[k], above[k], c);
+      const T value = heat_value(centre[k], u[at - 1], u[at + 1], k == 0 ? south : centre[k - 1],
+                                 k == kRows - 1 ? north : centre[k + 1], below[k], above[k], c);
+      u_new[at] = value;
+      if (low) u_new[at + nx] = value;
+      if (high) u_new[at - nx] = value;
     }
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
@@ -72,12 +78,14 @@ __device__ inline void heat_walk_rows(std::int64_t i, std::int64_t first, std::i
   }
 }
 
-//! One thread per kHeatRowsPerThread (2) rows of an x column of the box (the last row of an odd
-//! box alone), walking a run of consecutive planes along z (heat_walk_rows). The run is the box's
-//! planes over grid.z (ceil(nz / grid.z)). Threads of a block: x fastest.
+//! One thread's share of heat_walk: kHeatRowsPerThread (2) rows of an x column of the box (the
+//! last row of an odd box alone), walking a run of consecutive planes along z (heat_walk_rows).
+//! The run is the box's planes over grid.z (ceil(nz / grid.z)). Threads of a block: x fastest.
+//! `x_images`: the box spans the owned x range of a wrapping x axis (HeatKernel), and its first
+//! and last columns also write the ghosts across the box.
 template <class T>
-__global__ void heat_walk(CellBox box, HeatCoefficients<T> c, const T* __restrict__ u,
-                          T* __restrict__ u_new) {
+__device__ inline void heat_walk_box(const CellBox& box, bool x_images, HeatCoefficients<T> c,
+                                     const T* __restrict__ u, T* __restrict__ u_new) {
   constexpr int kRows = kHeatRowsPerThread;
   const std::int64_t x = box.x0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t row =
@@ -89,17 +97,29 @@ __global__ void heat_walk(CellBox box, HeatCoefficients<T> c, const T* __restric
   if (first >= last) return;
   const std::int64_t i = x + (box.y0 + row) * box.stride_y + (box.z0 + first) * box.stride_z;
   static_assert(kRows == 2, "the last row of an odd box is walked alone");
+  const bool low = x_images && x == box.x0;
+  const bool high = x_images && x == box.x0 + box.nx - 1;
   if (row + kRows <= box.ny) {
-    heat_walk_rows<T, kRows>(i, first, last, box.stride_y, box.stride_z, c, u, u_new);
+    heat_walk_rows<T, kRows>(i, first, last, box.stride_y, box.stride_z, c, u, u_new, low, high,
+                             box.nx);
   } else {
-    heat_walk_rows<T, 1>(i, first, last, box.stride_y, box.stride_z, c, u, u_new);
+    heat_walk_rows<T, 1>(i, first, last, box.stride_y, box.stride_z, c, u, u_new, low, high,
+                         box.nx);
   }
 }
 
-//! The CPU twin: planes, rows, then x, each cell through heat_value as on the GPU.
+//! The model's kernel (heat_walk_box).
 template <class T>
-void heat_walk_on_host(const LaunchShape& /*shape*/, CellBox box, HeatCoefficients<T> c, const T* u,
-                       T* u_new) {
+__global__ void heat_walk(CellBox box, bool x_images, HeatCoefficients<T> c,
+                          const T* __restrict__ u, T* __restrict__ u_new) {
+  heat_walk_box(box, x_images, c, u, u_new);
+}
+
+//! The CPU twin: planes, rows, then x, each cell through heat_value, and the x images written as
+//! on the GPU.
+template <class T>
+void heat_walk_on_host(const LaunchShape& /*shape*/, CellBox box, bool x_images,
+                       HeatCoefficients<T> c, const T* u, T* u_new) {
   const std::int64_t sy = box.stride_y;
   const std::int64_t sz = box.stride_z;
   for (std::int64_t z = box.z0; z < box.z0 + box.nz; ++z) {
@@ -107,8 +127,11 @@ void heat_walk_on_host(const LaunchShape& /*shape*/, CellBox box, HeatCoefficien
       const std::int64_t row = y * sy + z * sz;
       for (std::int64_t x = box.x0; x < box.x0 + box.nx; ++x) {
         const std::int64_t i = row + x;
-        u_new[i] =
+        const T value =
             heat_value(u[i], u[i - 1], u[i + 1], u[i - sy], u[i + sy], u[i - sz], u[i + sz], c);
+        u_new[i] = value;
+        if (x_images && x == box.x0) u_new[i + box.nx] = value;
+        if (x_images && x == box.x0 + box.nx - 1) u_new[i - box.nx] = value;
       }
     }
   }

@@ -119,6 +119,12 @@ struct ExchangeOptions {
   //! device, with no MPI and no PCIe; false sends them through the transport like any other (to
   //! measure that path on one rank).
   bool self_on_device = true;
+  //! Axes along which the face messages a rank sends itself are left out: the caller's kernels
+  //! write those ghosts themselves (heat3d's walk stores each new value of the first and last x
+  //! columns into the ghost across the box too), so neither a copy nor a message is needed.
+  //! Only face messages: the edges and corners of a box stencil still travel. The kernels must
+  //! fill the ghosts before the first frame that reads them.
+  std::array<bool, 3> self_left_to_kernels{false, false, false};
   //! The nccl transport: an embedder's own communicator (an `ncclComm_t`) over the same ranks,
   //! rank for rank, as the MPI communicator; it must outlive the exchange. Null: haloflow makes
   //! one from the MPI communicator (its unique id broadcast over MPI), shared by every exchange
