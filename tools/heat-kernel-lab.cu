@@ -146,7 +146,8 @@ __global__ void rows_walk(CellBox box, HeatCoefficients<double> c, const double*
 }
 
 // The model's walk with its registers bounded so that 8 blocks of 256 fit an SM (32 registers;
-// the model's kernel gets 40 in double with the x images, so 6 blocks).
+// the model's kernel gets 40 in double with the x images, so 6 blocks): it spills, 966 to 973 us
+// at 14:55).
 __global__ void __launch_bounds__(256, 8)
     bounded_walk(CellBox box, bool x_images, HeatCoefficients<double> c,
                  const double* __restrict__ u, double* __restrict__ u_new) {
@@ -232,7 +233,7 @@ int main(int argc, char** argv) {
     const unsigned by = static_cast<unsigned>(std::atoi(argv[3]));
     const std::int64_t run = std::atoi(argv[4]);
     old_heat_box<<<dim3(16, 16, 512), dim3(32, 8)>>>(box, c, u, u_new);
-    haloflow::kernels::heat_walk<double>
+    haloflow::kernels::heat_walk<double, false>
         <<<walk_grid(box, bx, by * haloflow::kernels::kHeatRowsPerThread, run), dim3(bx, by)>>>(
             box, false, c, u, u_new);
     rows_walk<1><<<walk_grid(box, 64, 4, 4), dim3(64, 4)>>>(box, c, u, u_new);
@@ -323,7 +324,7 @@ int main(int argc, char** argv) {
     for (std::int64_t run : {4, 8, 16, 32, 64, 128, 512}) {
       reset();
       const double us = time([&] {
-        haloflow::kernels::heat_walk<double>
+        haloflow::kernels::heat_walk<double, false>
             <<<walk_grid(box, bx, by * haloflow::kernels::kHeatRowsPerThread, run), dim3(bx, by)>>>(
                 box, false, c, u, u_new);
       });
@@ -383,11 +384,12 @@ int main(int argc, char** argv) {
     for (int round = 0; round < 2; ++round) {
       reset();
       check("model walk, no images", time([&] {
-              haloflow::kernels::heat_walk<double><<<grid, dim3(bx, by)>>>(box, false, c, u, u_new);
+              haloflow::kernels::heat_walk<double, false>
+                  <<<grid, dim3(bx, by)>>>(box, false, c, u, u_new);
             }));
       reset();
       check_images("model walk, x images", time([&] {
-                     haloflow::kernels::heat_walk<double>
+                     haloflow::kernels::heat_walk<double, true>
                          <<<grid, dim3(bx, by)>>>(box, true, c, u, u_new);
                    }));
       reset();

@@ -179,8 +179,8 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
       if (x_images && (box.lo[0] != owned.lo[0] || box.hi[0] != owned.hi[0])) {
         throw Error("heat3d: a box that does not span the owned x range on a wrapping x axis");
       }
-      plan.add_kernel(std::move(options), kernels::heat_kernel<T>(), kernels::heat_launch(cell),
-                      cell, x_images, c, from, to);
+      plan.add_kernel(std::move(options), kernels::heat_kernel<T>(x_images),
+                      kernels::heat_launch(cell), cell, x_images, c, from, to);
     };
     add_step(cells.interior, {.name = "interior", .after = nodes.after_self()});
     for (std::size_t i = 0; i < cells.boundary.size(); ++i) {

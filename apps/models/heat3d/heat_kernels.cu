@@ -10,8 +10,8 @@
 namespace haloflow::kernels {
 
 template <class T>
-HeatKernel<T> heat_kernel() {
-  return {&heat_walk<T>, &heat_walk_on_host<T>, "heat"};
+HeatKernel<T> heat_kernel(bool x_images) {
+  return {x_images ? &heat_walk<T, true> : &heat_walk<T, false>, &heat_walk_on_host<T>, "heat"};
 }
 
 LaunchShape heat_launch(const CellBox& box) {
@@ -40,7 +40,7 @@ LaunchShape heat_launch(const CellBox& box) {
                      .block = {width, height, 1}};
 }
 
-template HeatKernel<float> heat_kernel<float>();
-template HeatKernel<double> heat_kernel<double>();
+template HeatKernel<float> heat_kernel<float>(bool);
+template HeatKernel<double> heat_kernel<double>(bool);
 
 }  // namespace haloflow::kernels

@@ -108,11 +108,13 @@ __device__ inline void heat_walk_box(const CellBox& box, bool x_images, HeatCoef
   }
 }
 
-//! The model's kernel (heat_walk_box).
-template <class T>
+//! The model's kernel (heat_walk_box), one per kImages: the walk that writes x images needs 40
+//! registers in double (6 blocks of 256 per SM), the one that does not keeps 32 (8 blocks).
+//! `x_images` is honoured only where kImages is set (heat_kernel picks the kernel by it).
+template <class T, bool kImages>
 __global__ void heat_walk(CellBox box, bool x_images, HeatCoefficients<T> c,
                           const T* __restrict__ u, T* __restrict__ u_new) {
-  heat_walk_box(box, x_images, c, u, u_new);
+  heat_walk_box(box, kImages && x_images, c, u, u_new);
 }
 
 //! The CPU twin: planes, rows, then x, each cell through heat_value, and the x images written as

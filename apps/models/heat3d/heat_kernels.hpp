@@ -32,8 +32,10 @@ struct HeatCoefficients {
 template <class T>
 using HeatKernel = KernelRef<CellBox, bool, HeatCoefficients<T>, const T*, T*>;
 
+//! The heat kernel: the walk compiled with the x images where `x_images` (the same value must be
+//! passed as the kernel's argument), without them otherwise, so that it keeps 32 registers.
 template <class T>
-HeatKernel<T> heat_kernel();
+HeatKernel<T> heat_kernel(bool x_images);
 
 //! The walk's block shape, rows and run: the fastest measured at 512^3 double on an H200 (blocks
 //! of 128 x 2 threads, 2 rows and 4 planes per thread: 611.2 us, 83.5 % of cudaMemcpy's
