@@ -146,8 +146,8 @@ __global__ void rows_walk(CellBox box, HeatCoefficients<double> c, const double*
 }
 
 // The model's walk with its registers bounded so that 8 blocks of 256 fit an SM (32 registers;
-// the model's kernel gets 40 in double with the x images, so 6 blocks): it spills, 966 to 973 us
-// at 14:55).
+// the model's kernel gets 40 in double with the x images, so 6 blocks). It spills: 966 to 973 us
+// at 14:55.
 __global__ void __launch_bounds__(256, 8)
     bounded_walk(CellBox box, bool x_images, HeatCoefficients<double> c,
                  const double* __restrict__ u, double* __restrict__ u_new) {
