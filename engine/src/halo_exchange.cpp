@@ -79,8 +79,8 @@ bool left_to_kernels(const HaloMessage& message, const ExchangeOptions& options)
 //! thread per element (up to 16384 blocks; the grid strides over the rest). Kernels that read the
 //! self-copied ghosts wait for it (split_update with remote_axes), so it runs with the GPU to
 //! itself, and its loads are scattered (an x face reads a cache line per cell): the more of them
-//! in flight the better. At heat3d 512^3 (six faces, 1.6 M cells) the pack's 264 blocks would
-//! leave 23 elements to each thread, one after the other.
+//! in flight the better. For the six faces of a 512^3 box (1.6 M cells) the pack's 264 blocks
+//! would leave 23 elements to each thread, one after the other.
 LaunchShape self_copy_launch(std::int64_t elements, const ExchangeOptions& options) {
   constexpr std::int64_t kMostBlocks = 16384;
   const std::int64_t per_block = options.block_size;
