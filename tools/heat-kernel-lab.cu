@@ -268,9 +268,9 @@ int main(int argc, char** argv) {
       1e-9 * step_bytes, step_bytes / memcpy_bandwidth * 1e6,
       step_bytes / (moved / (copy_us * 1e-6)) * 1e6);
 
-  // The CPU twin, over the planes in 16 threads.
-  std::vector<double> want(host.size(), 0.0);
-  {
+  // The CPU twin (with or without the x images), over the planes in 16 threads.
+  const auto on_host = [&](bool x_images) {
+    std::vector<double> result(host.size(), 0.0);
     std::vector<std::thread> threads;
     const int workers = 16;
     for (int w = 0; w < workers; ++w) {
@@ -278,11 +278,14 @@ int main(int argc, char** argv) {
         CellBox part = box;
         part.z0 = box.z0 + kN * w / workers;
         part.nz = box.z0 + kN * (w + 1) / workers - part.z0;
-        haloflow::kernels::heat_walk_on_host<double>({}, part, false, c, host.data(), want.data());
+        haloflow::kernels::heat_walk_on_host<double>({}, part, x_images, c, host.data(),
+                                                     result.data());
       });
     }
     for (auto& t : threads) t.join();
-  }
+    return result;
+  };
+  const std::vector<double> want = on_host(false);
   std::vector<double> got(host.size());
   const auto check = [&](const std::string& name, double us) {
     CHECK(cudaMemcpy(got.data(), u_new, bytes, cudaMemcpyDeviceToHost));
@@ -351,18 +354,7 @@ int main(int argc, char** argv) {
   // store into the ghosts across the box), checked with the ghost columns against the CPU twin,
   // and the same walk with its registers bounded; beside the model's walk without the images.
   {
-    std::vector<double> imaged(host.size(), 0.0);
-    std::vector<std::thread> threads;
-    const int workers = 16;
-    for (int w = 0; w < workers; ++w) {
-      threads.emplace_back([&, w] {
-        CellBox part = box;
-        part.z0 = box.z0 + kN * w / workers;
-        part.nz = box.z0 + kN * (w + 1) / workers - part.z0;
-        haloflow::kernels::heat_walk_on_host<double>({}, part, true, c, host.data(), imaged.data());
-      });
-    }
-    for (auto& t : threads) t.join();
+    const std::vector<double> imaged = on_host(true);
     const unsigned bx = haloflow::kernels::kHeatBlockWidth;
     const unsigned by = haloflow::kernels::kHeatBlockThreads / bx;
     const dim3 grid = walk_grid(box, bx, by * haloflow::kernels::kHeatRowsPerThread,

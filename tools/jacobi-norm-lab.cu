@@ -259,6 +259,14 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(got.data(), b, bytes, cudaMemcpyDeviceToHost));
     return std::memcmp(got.data() + kNx, reference.data() + kNx, kNx * kRows * sizeof(float)) == 0;
   };
+  // Two more sweeps of `norm`: their logged sums must be bitwise equal (no atomics, fixed order).
+  const auto logs_the_same_twice = [&](const std::function<void()>& norm) {
+    norm();
+    norm();
+    CHECK(cudaDeviceSynchronize());
+    const unsigned long long n = *samples;
+    return std::memcmp(&values[n - 1], &values[n - 2], sizeof(double)) == 0;
+  };
   for (int rows : {4, 8}) {
     const double plain_us = time([&] { plain(rows); });
     const bool plain_same = same_field();
@@ -284,13 +292,8 @@ int main(int argc, char** argv) {
       const double new_us = time([&] { new_norm(rows, chains); });
       CHECK(cudaDeviceSynchronize());
       const bool new_same = same_field();
-      // Two more sweeps: their logged sums must be bitwise equal (no atomics, fixed order).
-      new_norm(rows, chains);
-      new_norm(rows, chains);
-      CHECK(cudaDeviceSynchronize());
-      const unsigned long long n = *samples;
-      const bool repeatable = std::memcmp(&values[n - 1], &values[n - 2], sizeof(double)) == 0;
-      const double new_value = values[n - 1];
+      const bool repeatable = logs_the_same_twice([&] { new_norm(rows, chains); });
+      const double new_value = values[*samples - 1];
       const dim3 grid = grid_for(rows);
       const double finish_us = time([&] { finish(std::int64_t{grid.x} * grid.y); });
       std::printf(
@@ -314,11 +317,8 @@ int main(int argc, char** argv) {
       const double us = time([&] { tall_norm(rows, height); });
       CHECK(cudaDeviceSynchronize());
       const bool field_same = same_field();
-      tall_norm(rows, height);
-      tall_norm(rows, height);
-      CHECK(cudaDeviceSynchronize());
+      const bool repeatable = logs_the_same_twice([&] { tall_norm(rows, height); });
       const unsigned long long n = *samples;
-      const bool repeatable = std::memcmp(&values[n - 1], &values[n - 2], sizeof(double)) == 0;
       std::printf(
           "  norm in blocks 128 x %u: %.1f us = %+.1f %% of the sweep alone, field %s, norm rel. "
           "error %.2e (allowed %.2e), %s across repeats\n",
