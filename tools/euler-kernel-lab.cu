@@ -30,16 +30,9 @@
 #include <thread>
 #include <vector>
 
-#include "euler_kernels.cuh"
+#include "lab_timing.cuh"
 
-#define CHECK(call)                                                                             \
-  do {                                                                                          \
-    cudaError_t status_ = (call);                                                               \
-    if (status_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "%s: %s (line %d)\n", #call, cudaGetErrorString(status_), __LINE__); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
+#include "euler_kernels.cuh"
 
 namespace hk = haloflow::kernels;
 using hk::CellBox;
@@ -377,18 +370,7 @@ int main(int argc, char** argv) {
   CHECK(cudaEventCreate(&start));
   CHECK(cudaEventCreate(&stop));
   const auto time = [&](const std::function<void()>& launch) {
-    for (int i = 0; i < 2; ++i) launch();
-    std::vector<float> ms(15);
-    for (float& m : ms) {
-      CHECK(cudaEventRecord(start));
-      launch();
-      CHECK(cudaEventRecord(stop));
-      CHECK(cudaEventSynchronize(stop));
-      CHECK(cudaEventElapsedTime(&m, start, stop));
-    }
-    CHECK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return 1e3 * ms[ms.size() / 2];
+    return median_us(launch, start, stop, 15, 2);
   };
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));

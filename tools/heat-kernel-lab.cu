@@ -24,15 +24,7 @@
 #include <vector>
 
 #include "heat_kernels.cuh"
-
-#define CHECK(call)                                                                             \
-  do {                                                                                          \
-    cudaError_t status_ = (call);                                                               \
-    if (status_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "%s: %s (line %d)\n", #call, cudaGetErrorString(status_), __LINE__); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
+#include "lab_timing.cuh"
 
 using haloflow::kernels::CellBox;
 using haloflow::kernels::HeatCoefficients;
@@ -210,18 +202,7 @@ int main(int argc, char** argv) {
   CHECK(cudaEventCreate(&start));
   CHECK(cudaEventCreate(&stop));
   const auto time = [&](const std::function<void()>& launch) {
-    for (int i = 0; i < 3; ++i) launch();
-    std::vector<float> ms(20);
-    for (float& m : ms) {
-      CHECK(cudaEventRecord(start));
-      launch();
-      CHECK(cudaEventRecord(stop));
-      CHECK(cudaEventSynchronize(stop));
-      CHECK(cudaEventElapsedTime(&m, start, stop));
-    }
-    CHECK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return 1e3 * ms[ms.size() / 2];
+    return median_us(launch, start, stop, 20, 3);
   };
 
   if (profile) {

@@ -20,14 +20,7 @@
 #include <type_traits>
 #include <vector>
 
-#define CHECK(call)                                                                             \
-  do {                                                                                          \
-    cudaError_t status_ = (call);                                                               \
-    if (status_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "%s: %s (line %d)\n", #call, cudaGetErrorString(status_), __LINE__); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
+#include "lab_timing.cuh"
 
 constexpr std::int64_t kNx = 16384;
 constexpr std::int64_t kRows = 16384;  // computed rows; the array has kRows + 2
@@ -184,18 +177,7 @@ int main() {
   CHECK(cudaEventCreate(&start));
   CHECK(cudaEventCreate(&stop));
   const auto time = [&](const std::function<void()>& launch) {
-    for (int i = 0; i < 3; ++i) launch();
-    std::vector<float> ms(30);
-    for (float& m : ms) {
-      CHECK(cudaEventRecord(start));
-      launch();
-      CHECK(cudaEventRecord(stop));
-      CHECK(cudaEventSynchronize(stop));
-      CHECK(cudaEventElapsedTime(&m, start, stop));
-    }
-    CHECK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return 1e3 * ms[ms.size() / 2];
+    return median_us(launch, start, stop, 30, 3);
   };
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));

@@ -1,5 +1,5 @@
 #pragma once
-// What the kernel labs share (tools/jacobi-norm-lab.cu, tools/jacobi-norm-forms-lab.cu): a CUDA
+// What the kernel labs share (tools/*-lab.cu): a CUDA
 // call checked (the lab stops, naming the call and line), and a launch timed as the median of 30
 // after 3 to warm up, between two events.
 
@@ -20,11 +20,13 @@
     }                                                                                           \
   } while (0)
 
-// The median time of `launch` in microseconds.
-inline double median_us(const std::function<void()>& launch, cudaEvent_t start, cudaEvent_t stop) {
-  for (int i = 0; i < 3; ++i) launch();
+// The median time of `launch` in microseconds, over `launches` after `warm_up` (each lab keeps the
+// counts it was measured with).
+inline double median_us(const std::function<void()>& launch, cudaEvent_t start, cudaEvent_t stop,
+                        int launches = 30, int warm_up = 3) {
+  for (int i = 0; i < warm_up; ++i) launch();
   CHECK(cudaDeviceSynchronize());
-  std::vector<float> ms(30);
+  std::vector<float> ms(static_cast<std::size_t>(launches));
   for (float& m : ms) {
     CHECK(cudaEventRecord(start));
     launch();
