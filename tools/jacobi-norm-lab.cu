@@ -9,7 +9,8 @@
 // norm with 8 runs per thread (a grid 8 times shorter), registers unbounded, as first measured; and
 // the norm as apps/models/jacobi2d/jacobi_kernels.cuh has it now (the plain sweep's launch, the
 // squares in 1 or 2 independent sums, registers bounded so that 8 blocks fit an SM, each block
-// writing its partial, a few blocks summing them in a fixed order). Each is checked (field bit for
+// writing its partial, a few blocks summing them in a fixed order; the squares summed in float,
+// and, for comparison, in double as before). Each is checked (field bit for
 // bit against the sweep alone, the norm against a CPU sum to n eps, the new norm's bits across
 // repeats) and timed as the median of 30 launches of the whole step (its kernels back to back).
 // `profile`: each variant once, for ncu.
@@ -120,6 +121,45 @@ __global__ void unbounded_norm_rows(CellBox box, std::int64_t run, const float* 
   }
 }
 
+// The norm sweep in the form before the float sums (apps/models/jacobi2d/jacobi_kernels.cuh at
+// e15e6fb): each float update converted to double and squared into two double sums (the model's
+// walk in double, which it keeps for runs longer than kJacobiNormRowsPerSum). With
+// `kWarpPartials`, each warp writes its own sum (eight partials a block): no shared memory and no
+// __syncthreads at the end, so a warp leaves as soon as its rows are done.
+template <bool kWarpPartials>
+__global__ void __launch_bounds__(256, 8)
+    double_sum_norm_rows(CellBox box, const float* __restrict__ a, float* __restrict__ a_new,
+                         double* partials) {
+  const std::int64_t x = box.x0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int ny = static_cast<int>(box.ny);
+  const int threads_y = static_cast<int>(gridDim.y * blockDim.y);
+  const int run = (ny + threads_y - 1) / threads_y;
+  const int first = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) * run;
+  const int last = first + run < ny ? first + run : ny;
+  double sums[2] = {0, 0};
+  if (x < box.x0 + box.nx && first < last) {
+    const std::int64_t stride = box.stride_y;
+    const float* p = a + x + (box.y0 + first) * stride + box.z0 * box.stride_z;
+    float* q = a_new + (p - a);
+    float previous_row = p[-stride];
+    float centre = p[0];
+    haloflow::kernels::jacobi_norm_walk<float, double, 2>(first, last, stride, p, q, previous_row,
+                                                          centre, sums);
+  }
+  const std::int64_t block = blockIdx.x + static_cast<std::int64_t>(gridDim.x) * blockIdx.y;
+  if constexpr (kWarpPartials) {
+    double warp = sums[0] + sums[1];
+    for (int offset = 16; offset > 0; offset /= 2) {
+      warp += __shfl_down_sync(0xffffffffU, warp, offset);
+    }
+    const unsigned thread = threadIdx.x + blockDim.x * threadIdx.y;
+    if (thread % 32 == 0) partials[block * (blockDim.x * blockDim.y / 32) + thread / 32] = warp;
+  } else {
+    const double sum = haloflow::kernels::block_sum(sums[0] + sums[1]);
+    if (threadIdx.x == 0 && threadIdx.y == 0) partials[block] = sum;
+  }
+}
+
 __global__ void zero_value(double* value) {
   *value = 0.0;
 }
@@ -160,7 +200,9 @@ int main(int argc, char** argv) {
   const std::int64_t most_partials = std::int64_t{grid_for(2).x} * grid_for(2).y;
   CHECK(cudaMalloc(&a, bytes));
   CHECK(cudaMalloc(&b, bytes));
-  CHECK(cudaMalloc(&partials, static_cast<std::size_t>(most_partials) * sizeof(double)));
+  // Room for the warp partials (eight a block), and a second set for the deferred finish.
+  CHECK(cudaMalloc(&partials, static_cast<std::size_t>(16 * most_partials) * sizeof(double)));
+  double* other_partials = partials + 8 * most_partials;
   CHECK(cudaMalloc(&sum, sizeof(double)));
   CHECK(cudaMalloc(&block_sums, haloflow::kernels::kNormFinishBlocks * sizeof(double)));
   CHECK(cudaMalloc(&ticket, sizeof(unsigned)));
@@ -215,6 +257,49 @@ int main(int argc, char** argv) {
     unbounded_norm_rows<<<grid, block>>>(box, rows, a, b, partials);
     finish(std::int64_t{grid.x} * grid.y);
   };
+  // Deferred finish: the sweep with the norm on one stream, and beside it, on another, the finish
+  // of the previous step's partials (`other_partials`), as a frame would run the one of step s-1
+  // beside step s's sweep. `warp` picks the warp-partial sweep (8 partials a block).
+  cudaStream_t sweep_stream, finish_stream;
+  cudaEvent_t fork, sweep_done, finish_done;
+  CHECK(cudaStreamCreate(&sweep_stream));
+  CHECK(cudaStreamCreateWithPriority(&finish_stream, cudaStreamDefault, -5));
+  CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  CHECK(cudaEventCreateWithFlags(&sweep_done, cudaEventDisableTiming));
+  CHECK(cudaEventCreateWithFlags(&finish_done, cudaEventDisableTiming));
+  const auto deferred_norm = [&](int rows, bool warp, bool with_finish) {
+    const dim3 grid = grid_for(rows);
+    const std::int64_t count = std::int64_t{grid.x} * grid.y * (warp ? 8 : 1);
+    CHECK(cudaEventRecord(fork, 0));
+    CHECK(cudaStreamWaitEvent(sweep_stream, fork));
+    CHECK(cudaStreamWaitEvent(finish_stream, fork));
+    if (with_finish) {
+      haloflow::kernels::
+          jacobi_norm_finish<<<haloflow::kernels::kNormFinishBlocks,
+                               haloflow::kernels::kNormFinishThreads, 0, finish_stream>>>(
+              other_partials, count, block_sums, ticket, values, samples);
+    }
+    if (warp) {
+      double_sum_norm_rows<true><<<grid, block, 0, sweep_stream>>>(box, a, b, partials);
+    } else {
+      haloflow::kernels::jacobi_norm_rows<float, 2>
+          <<<grid, block, 0, sweep_stream>>>(box, a, b, partials);
+    }
+    CHECK(cudaEventRecord(sweep_done, sweep_stream));
+    CHECK(cudaEventRecord(finish_done, finish_stream));
+    CHECK(cudaStreamWaitEvent(0, sweep_done));
+    CHECK(cudaStreamWaitEvent(0, finish_done));
+  };
+  const auto warp_norm = [&](int rows) {
+    const dim3 grid = grid_for(rows);
+    double_sum_norm_rows<true><<<grid, block>>>(box, a, b, partials);
+    finish(std::int64_t{grid.x} * grid.y * 8);
+  };
+  const auto double_norm = [&](int rows) {
+    const dim3 grid = grid_for(rows);
+    double_sum_norm_rows<false><<<grid, block>>>(box, a, b, partials);
+    finish(std::int64_t{grid.x} * grid.y);
+  };
   if (profile) {
     plain(8);
     old_norm(8);
@@ -254,7 +339,11 @@ int main(int argc, char** argv) {
   std::vector<float> reference(host.size()), got(host.size());
   plain(8);
   CHECK(cudaMemcpy(reference.data(), b, bytes, cudaMemcpyDeviceToHost));
-  const double tolerance = static_cast<double>(box.nx * box.ny) * DBL_EPSILON;
+  // Sums of n positive terms in two orders differ by about n eps; the model's float sums of at
+  // most kJacobiNormRowsPerSum squares add that many float roundings.
+  const double tolerance =
+      static_cast<double>(box.nx * box.ny) * DBL_EPSILON +
+      (haloflow::kernels::kJacobiNormRowsPerSum + 1) * static_cast<double>(FLT_EPSILON) / 2;
   const auto same_field = [&] {
     CHECK(cudaMemcpy(got.data(), b, bytes, cudaMemcpyDeviceToHost));
     return std::memcmp(got.data() + kNx, reference.data() + kNx, kNx * kRows * sizeof(float)) == 0;
@@ -326,6 +415,53 @@ int main(int argc, char** argv) {
           std::abs(values[n - 1] - want) / want, tolerance,
           repeatable ? "bitwise equal" : "DIFFERENT");
     }
+  }
+  // The model's float sums against the form before them, and two other ways tried: the finish
+  // deferred beside the next sweep, warp partials; each against the sweep alone timed again.
+  {
+    const int rows = 8;
+    const double plain_us = time([&] { plain(rows); });
+    const double model_us = time([&] { new_norm(rows, 2); });
+    const double alone_us = time([&] { deferred_norm(rows, false, false); });
+    const double deferred_us = time([&] { deferred_norm(rows, false, true); });
+    const double warp_alone_us = time([&] { deferred_norm(rows, true, false); });
+    const double warp_deferred_us = time([&] { deferred_norm(rows, true, true); });
+    const dim3 grid = grid_for(rows);
+    const double warp_finish_us = time([&] { finish(std::int64_t{grid.x} * grid.y * 8); });
+    const auto rise = [&](double us) { return 100.0 * (us / plain_us - 1); };
+    std::printf(
+        "sweep alone %.1f us; the model's norm (float sums) with its finish after it %.1f us "
+        "(%+.1f %%)\n"
+        "  the norm sweep without a finish: %.1f us (%+.1f %%); with the previous step's finish "
+        "beside it (a stream of higher priority): %.1f us (%+.1f %%)\n"
+        "  double sums in warp partials, no finish: %.1f us (%+.1f %%); with a finish of 8x the "
+        "partials beside "
+        "it: %.1f us (%+.1f %%); that finish alone %.1f us\n",
+        plain_us, model_us, rise(model_us), alone_us, rise(alone_us), deferred_us,
+        rise(deferred_us), warp_alone_us, rise(warp_alone_us), warp_deferred_us,
+        rise(warp_deferred_us), warp_finish_us);
+    const double warp_us = time([&] { warp_norm(rows); });
+    CHECK(cudaDeviceSynchronize());
+    bool field_same = same_field();
+    bool repeatable = logs_the_same_twice([&] { warp_norm(rows); });
+    unsigned long long n = *samples;
+    std::printf(
+        "  double sums in warp partials, finish after: %.1f us (%+.1f %%), field %s, norm rel. "
+        "error %.2e "
+        "(allowed %.2e), %s across repeats\n",
+        warp_us, rise(warp_us), field_same ? "same" : "DIFFERENT",
+        std::abs(values[n - 1] - want) / want, tolerance,
+        repeatable ? "bitwise equal" : "DIFFERENT");
+    const double double_us = time([&] { double_norm(rows); });
+    CHECK(cudaDeviceSynchronize());
+    field_same = same_field();
+    repeatable = logs_the_same_twice([&] { double_norm(rows); });
+    n = *samples;
+    std::printf(
+        "  the form before (each update converted to double, double sums), finish after: %.1f us "
+        "(%+.1f %%), field %s, norm rel. error %.2e, %s across repeats\n",
+        double_us, rise(double_us), field_same ? "same" : "DIFFERENT",
+        std::abs(values[n - 1] - want) / want, repeatable ? "bitwise equal" : "DIFFERENT");
   }
   return 0;
 }

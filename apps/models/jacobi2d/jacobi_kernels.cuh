@@ -71,14 +71,41 @@ __global__ void jacobi_rows(CellBox box, const T* __restrict__ a, T* __restrict_
 inline constexpr int kJacobiNormBlockThreads = 256;
 inline constexpr int kJacobiNormBlocksPerSm = 8;
 
+//! The norm sweep's walk of rows [first, last) of a thread's column from `p` (in a) and `q` (in
+//! a_new), `previous_row` and `centre` the values above and at the first row: writes the new
+//! values and adds their squared updates, in Sum, to `sums` (even rows, odd rows; with one chain
+//! every row in the first).
+template <class T, class Sum, int kChains>
+__device__ __forceinline__ void jacobi_norm_walk(int first, int last, std::int64_t stride,
+                                                 const T*& p, T*& q, T& previous_row, T& centre,
+                                                 Sum (&sums)[2]) {
+#pragma unroll 4
+  for (int y = first; y < last; ++y, p += stride, q += stride) {
+    const T next_row = p[stride];
+    const T value = jacobi_value(p[1], p[-1], next_row, previous_row);
+    *q = value;
+    const Sum update = static_cast<Sum>(value - centre);
+    if (kChains == 2 && (y & 1) != 0) {
+      sums[1] = fma(update, update, sums[1]);
+    } else {
+      sums[0] = fma(update, update, sums[0]);
+    }
+    previous_row = centre;
+    centre = next_row;
+  }
+}
+
 //! The sweep with the norm: the plain sweep's walk (the same launch, one run of rows per thread),
-//! summing the squared updates in `kChains` independent sums (even and odd rows, so that each
-//! fused multiply-add waits for the one two rows back, not the one before: at 8 rows per thread
-//! with the finish, 712.5 us with one sum, 664.1 us with two, the sweep alone 598.4 us;
-//! tools/jacobi-norm-lab.cu, docs/models.md), and each block writes the sum of its threads' to
-//! `partials[its block index]` (x fastest) once at the end: no atomics, so the sum does not depend
-//! on the order in which blocks finish. Rows are counted in 32 bits and walked by pointer so that
-//! it fits in 32 registers (kJacobiNormBlocksPerSm).
+//! summing the squared updates in T, not double: converting each float update to double cost the
+//! sweep +10 % at 16384^2 (the conversion unit's rate) where float sums cost +3 %
+//! (tools/jacobi-norm-lab.cu, docs/benchmarks.md). A run longer than kJacobiNormRowsPerSum
+//! (jacobi_kernels.hpp) is summed in double instead, so that a float sum never holds more than
+//! that many squares (summing a long run in pieces needs a counter and a test in the loop, which
+//! cost +22 %). The squares go into `kChains` independent sums (even and odd rows, so that each
+//! fused multiply-add waits for the one two rows back, not the one before). Each block writes the
+//! sum of its threads' to `partials[its block index]` (x fastest) once at the end: no atomics, so
+//! the sum does not depend on the order in which blocks finish. Rows are counted in 32 bits and
+//! walked by pointer so that it fits in 32 registers (kJacobiNormBlocksPerSm).
 template <class T, int kChains = 2, int kBlockThreads = kJacobiNormBlockThreads>
 __global__ void __launch_bounds__(kBlockThreads,
                                   kJacobiNormBlocksPerSm* kJacobiNormBlockThreads / kBlockThreads)
@@ -91,29 +118,24 @@ __global__ void __launch_bounds__(kBlockThreads,
   const int run = (ny + threads_y - 1) / threads_y;
   const int first = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) * run;
   const int last = first + run < ny ? first + run : ny;
-  double sums[2] = {0, 0};  // even rows, odd rows (with one chain: every row in the first)
+  double total = 0;
   if (x < box.x0 + box.nx && first < last) {
     const std::int64_t stride = box.stride_y;
     const T* p = a + x + (box.y0 + first) * stride + box.z0 * box.stride_z;
     T* q = a_new + (p - a);
     T previous_row = p[-stride];
     T centre = p[0];
-#pragma unroll 4
-    for (int y = first; y < last; ++y, p += stride, q += stride) {
-      const T next_row = p[stride];
-      const T value = jacobi_value(p[1], p[-1], next_row, previous_row);
-      *q = value;
-      const double update = static_cast<double>(value - centre);
-      if (kChains == 2 && (y & 1) != 0) {
-        sums[1] = fma(update, update, sums[1]);
-      } else {
-        sums[0] = fma(update, update, sums[0]);
-      }
-      previous_row = centre;
-      centre = next_row;
+    if (last - first <= kJacobiNormRowsPerSum) {
+      T sums[2] = {0, 0};
+      jacobi_norm_walk<T, T, kChains>(first, last, stride, p, q, previous_row, centre, sums);
+      total = static_cast<double>(sums[0]) + static_cast<double>(sums[1]);
+    } else {
+      double sums[2] = {0, 0};
+      jacobi_norm_walk<T, double, kChains>(first, last, stride, p, q, previous_row, centre, sums);
+      total = sums[0] + sums[1];
     }
   }
-  const double block = block_sum(sums[0] + sums[1]);
+  const double block = block_sum(total);
   if (threadIdx.x == 0 && threadIdx.y == 0) {
     partials[blockIdx.x + static_cast<std::int64_t>(gridDim.x) * blockIdx.y] = block;
   }

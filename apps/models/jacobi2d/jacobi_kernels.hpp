@@ -26,10 +26,18 @@ using JacobiKernel = KernelRef<CellBox, const T*, T*, double*>;
 template <class T>
 JacobiKernel<T> jacobi_kernel();
 
+//! The longest run of rows whose squared updates a GPU thread of the norm sweep sums in T (float:
+//! a relative error of at most this many float roundings, 2^-24 each, so the GPU's norm agrees
+//! with a sum in double to that and n double roundings for n cells); longer runs are summed in
+//! double. The model's runs are 8 rows.
+inline constexpr int kJacobiNormRowsPerSum = 16;
+
 //! (box, a, a_new, partials): the sweep with the same launch as jacobi_kernel, also writing the
-//! sum over each block's cells of (a_new - a)^2, in double, to `partials[block]` (grid.x * grid.y
-//! of them, x fastest; the CPU twin puts its whole sum in the first and zeros in the rest): the
-//! norm costs no extra pass over memory and no atomics.
+//! sum over each block's cells of (a_new - a)^2 to `partials[block]` (grid.x * grid.y of them, x
+//! fastest; the CPU twin sums in double, puts its whole sum in the first and zeros in the rest):
+//! the norm costs no extra pass over memory and no atomics. On the GPU each thread squares and
+//! sums its run in T (in double if the run is longer than kJacobiNormRowsPerSum), the block in
+//! double.
 template <class T>
 using JacobiNormKernel = JacobiKernel<T>;
 template <class T>
