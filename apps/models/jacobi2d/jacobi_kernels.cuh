@@ -96,8 +96,8 @@ __device__ __forceinline__ void jacobi_norm_walk(int first, int last, std::int64
 }
 
 //! The sweep with the norm: the plain sweep's walk (the same launch, one run of rows per thread),
-//! summing the squared updates in T, not double: converting each float update to double cost the
-//! sweep +10 % at 16384^2 (the conversion unit's rate) where float sums cost +3 %
+//! summing the squared updates in T, not double: converting each float update to double and
+//! summing in double cost the sweep +10 % at 16384^2 where float sums cost +3 %
 //! (tools/jacobi-norm-lab.cu, docs/benchmarks.md). A run longer than kJacobiNormRowsPerSum
 //! (jacobi_kernels.hpp) is summed in double instead, so that a float sum never holds more than
 //! that many squares (summing a long run in pieces needs a counter and a test in the loop, which
