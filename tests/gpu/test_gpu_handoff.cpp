@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "cuda_owners.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/frame.hpp"
@@ -200,4 +201,49 @@ TEST_CASE("two proxied host nodes of one frame run in plan order every replay") 
   std::size_t wrong = 0;
   for (std::size_t i = 1; i <= 2000; ++i) wrong += seen[i] != i ? 1 : 0;
   CHECK(wrong == 0);
+}
+
+TEST_CASE("device memory zeroed for a frame is zero on any stream, however busy the legacy one") {
+  // What a cudaMemset on the legacy default stream would not give: a copy on a non-blocking
+  // stream reads the word while the legacy stream still runs a kernel queued before the zeroing.
+  Buffer word(Memory::device, sizeof(std::uint64_t), "word", Backend::cuda);
+  Buffer seen(Memory::host, sizeof(std::uint64_t), "seen", Backend::cuda);
+  const std::uint64_t stale = 1000;
+  word.upload(&stale, sizeof stale);
+  *seen.as<std::uint64_t>() = stale;
+  const detail::Stream other = detail::make_stream(0, "reader");
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  REQUIRE(testing::occupy_legacy_stream(2.0));
+  detail::zero_device_now(word.data(), word.bytes(), "the word");
+  REQUIRE(cudaMemcpyAsync(seen.data(), word.data(), sizeof stale, cudaMemcpyDeviceToHost,
+                          other.get()) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(other.get()) == cudaSuccess);
+  CHECK(cudaStreamQuery(nullptr) == cudaErrorNotReady);  // the legacy stream is still busy
+  CHECK(*seen.as<std::uint64_t>() == 0);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+TEST_CASE("a proxied frame built while the legacy stream is busy runs at once on its own stream") {
+  // Freed words holding a count, which a new small allocation (the frame's handoff counter) may
+  // get back: had the counter been zeroed behind the busy legacy stream, the handoff kernel would
+  // count on from 1000 and wait for a release that never comes (until the release timeout).
+  {
+    std::vector<Buffer> freed;
+    const std::uint64_t count = 1000;
+    for (int i = 0; i < 64; ++i) {
+      freed.emplace_back(Memory::device, sizeof count, "freed", Backend::cuda);
+      freed.back().upload(&count, sizeof count);
+    }
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  }
+  int calls = 0;
+  FramePlan plan("built while busy");
+  plan.add_host({.name = "exchange", .lane = Lane::communication}, [&calls] { ++calls; });
+  REQUIRE(testing::occupy_legacy_stream(2.0));
+  Frame frame(std::move(plan), ExecutorKind::graph,
+              {.handoff = Handoff::proxy, .release_timeout = std::chrono::duration<double>(1.0)});
+  CHECK_NOTHROW(frame.run());
+  CHECK_NOTHROW(frame.run());
+  CHECK(calls == 2);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
 }
