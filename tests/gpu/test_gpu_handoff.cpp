@@ -222,28 +222,3 @@ TEST_CASE("device memory zeroed for a frame is zero on any stream, however busy 
   CHECK(*seen.as<std::uint64_t>() == 0);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
 }
-
-TEST_CASE("a proxied frame built while the legacy stream is busy runs at once on its own stream") {
-  // Freed words holding a count, which a new small allocation (the frame's handoff counter) may
-  // get back: had the counter been zeroed behind the busy legacy stream, the handoff kernel would
-  // count on from 1000 and wait for a release that never comes (until the release timeout).
-  {
-    std::vector<Buffer> freed;
-    const std::uint64_t count = 1000;
-    for (int i = 0; i < 64; ++i) {
-      freed.emplace_back(Memory::device, sizeof count, "freed", Backend::cuda);
-      freed.back().upload(&count, sizeof count);
-    }
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  }
-  int calls = 0;
-  FramePlan plan("built while busy");
-  plan.add_host({.name = "exchange", .lane = Lane::communication}, [&calls] { ++calls; });
-  REQUIRE(testing::occupy_legacy_stream(2.0));
-  Frame frame(std::move(plan), ExecutorKind::graph,
-              {.handoff = Handoff::proxy, .release_timeout = std::chrono::duration<double>(1.0)});
-  CHECK_NOTHROW(frame.run());
-  CHECK_NOTHROW(frame.run());
-  CHECK(calls == 2);
-  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-}
