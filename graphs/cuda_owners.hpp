@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <string>
 #include <utility>
 
@@ -80,6 +81,17 @@ inline Stream make_stream(int priority, std::string name) {
   cudaStream_t raw = nullptr;
   HALOFLOW_CUDA(cudaStreamCreateWithPriority(&raw, cudaStreamNonBlocking, priority), name);
   return Stream(raw, std::move(name));
+}
+
+//! Sets `bytes` of device memory at `device` to zero before it returns. A plain cudaMemset runs on
+//! the legacy default stream, which orders nothing on a non-blocking stream: a frame launched on
+//! its own stream right after could read what a freed buffer left there first (for a handoff
+//! counter, a wait for a release that never comes). Zeroed on a stream of its own and waited for,
+//! so neither the legacy stream's work nor any other stream's is waited for.
+inline void zero_device_now(void* device, std::size_t bytes, const std::string& context) {
+  const Stream stream = make_stream(0, "zeroing stream of " + context);
+  HALOFLOW_CUDA(cudaMemsetAsync(device, 0, bytes, stream.get()), context);
+  HALOFLOW_CUDA(cudaStreamSynchronize(stream.get()), context);
 }
 
 //! An event for ordering only: timing off, so recording and waiting stay cheap.

@@ -55,8 +55,8 @@ GraphExecutor::GraphExecutor(FramePlan& plan, HostNodeFailures& failures,
       std::memset(slots_.data(), 0, slots_.bytes());
       executions_ = Buffer(Memory::device, count * sizeof(std::uint64_t),
                            "handoff counters of frame '" + name + "'", Backend::cuda);
-      HALOFLOW_CUDA(cudaMemset(executions_.data(), 0, executions_.bytes()),
-                    "handoff counters of frame '" + name + "'");
+      detail::zero_device_now(executions_.data(), executions_.bytes(),
+                              "handoff counters of frame '" + name + "'");
       handoff_args_.resize(count);
       handoff_arg_pointers_.resize(count);
       progress_ = detail::ProgressThread::shared();

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cuda_check.hpp"
+#include "cuda_owners.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
@@ -318,7 +319,7 @@ NcclChannel::NcclChannel(MPI_Comm communicator, ncclComm* given, std::vector<Ncc
   std::memset(s.marks.data(), 0, s.marks.bytes());
   s.executions =
       Buffer(Memory::device, sizeof(std::uint64_t), s.context + " NCCL executions", Backend::cuda);
-  HALOFLOW_CUDA(cudaMemset(s.executions.data(), 0, sizeof(std::uint64_t)), s.context);
+  detail::zero_device_now(s.executions.data(), sizeof(std::uint64_t), s.context);
   Watchdog::instance().watch(state_);
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "haloflow/error.hpp"
+#include "haloflow/xml_text.hpp"
 
 namespace haloflow::outputs {
 namespace {
@@ -19,29 +20,6 @@ using models::Centring;
 // zlib blocks of 1 MiB: VTK's readers take any block size, and float data compresses no better
 // in larger ones.
 constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
-
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string triple(const std::array<double, 3>& v) {
   return fmt::format("{:.17g} {:.17g} {:.17g}", v[0], v[1], v[2]);
@@ -72,10 +50,10 @@ std::string active_arrays(const std::vector<ArrayValues>& arrays) {
                         [&](const ArrayValues& a) { return a.components == components; });
   };
   if (const auto scalar = first(1); scalar != arrays.end()) {
-    text += fmt::format(" Scalars=\"{}\"", escaped(scalar->name));
+    text += fmt::format(" Scalars=\"{}\"", xml_escaped(scalar->name));
   }
   if (const auto vector = first(3); vector != arrays.end()) {
-    text += fmt::format(" Vectors=\"{}\"", escaped(vector->name));
+    text += fmt::format(" Vectors=\"{}\"", xml_escaped(vector->name));
   }
   return text;
 }
@@ -219,7 +197,7 @@ VtiParts vti_parts(const ImageGrid& grid, const Extent& piece,
     declarations += fmt::format(
         "        <DataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\" "
         "format=\"appended\" offset=\"{}\"/>\n",
-        type_name(format), escaped(array.name), array.components, parts.data.size() - 1);
+        type_name(format), xml_escaped(array.name), array.components, parts.data.size() - 1);
     parts.data += appended_block(array.values, format);
   }
   const char* element = data_element(grid.centring);
@@ -261,12 +239,12 @@ std::string pvti_file(const ImageGrid& grid, const std::vector<PieceSource>& pie
       triple(grid.spacing), time_field(grid.time), element, active_arrays(arrays));
   for (const ArrayValues& array : arrays) {
     text += fmt::format("      <PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\"/>\n",
-                        type_name(format), escaped(array.name), array.components);
+                        type_name(format), xml_escaped(array.name), array.components);
   }
   text += fmt::format("    </P{}>\n", element);
   for (const PieceSource& piece : pieces) {
     text += fmt::format("    <Piece Extent=\"{}\" Source=\"{}\"/>\n", extent_text(piece.extent),
-                        escaped(piece.file));
+                        xml_escaped(piece.file));
   }
   return text +
          "  </PImageData>\n"
@@ -280,7 +258,7 @@ std::string pvd_file(const std::vector<CollectionEntry>& entries) {
       "  <Collection>\n";
   for (const CollectionEntry& entry : entries) {
     text += fmt::format("    <DataSet timestep=\"{:.17g}\" group=\"\" part=\"0\" file=\"{}\"/>\n",
-                        entry.time, escaped(entry.file));
+                        entry.time, xml_escaped(entry.file));
   }
   return text +
          "  </Collection>\n"

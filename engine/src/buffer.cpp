@@ -91,6 +91,10 @@ void Buffer::upload(const void* from, std::size_t bytes, std::size_t offset) {
     std::memcpy(to, from, bytes);
   } else {
     HALOFLOW_CUDA(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), name_);
+    // From pageable memory cudaMemcpy may return before its last DMA lands, queued on the legacy
+    // default stream, which a frame's own (non-blocking) stream does not wait for: the upload is
+    // complete when this returns.
+    HALOFLOW_CUDA(cudaStreamSynchronize(cudaStreamLegacy), name_);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "haloflow/error.hpp"
 #include "haloflow/overlap.hpp"
 #include "haloflow/trace_writers.hpp"
+#include "haloflow/xml_text.hpp"
 
 namespace haloflow {
 namespace {
@@ -31,32 +32,6 @@ constexpr double kRowGap = 12;
 constexpr double kIdleHeight = 12;
 constexpr double kCharWidth = 6.2;  // average advance of 11 px sans-serif
 constexpr int kTargetTicks = 10;
-
-std::string escaped(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string_view fill_of(NodeKind kind) {
   switch (kind) {
@@ -221,15 +196,15 @@ double draw_row(Svg& svg, const Trace& part, const std::vector<int>& tracks, Lan
         "<rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.0f}\" fill=\"{}\" "
         "stroke=\"white\" stroke-width=\"0.5\"><title>{}</title></rect>",
         x, box_top, width, kBoxHeight, fill_of(node.kind),
-        escaped(fmt::format("{} ({}), frame {}: {:.1f} to {:.1f} us, {:.1f} us", node.name,
-                            to_string(node.kind), span.frame, span.start_us - scale.t0,
-                            span.end_us - scale.t0, span.duration_us()))));
+        xml_escaped(fmt::format("{} ({}), frame {}: {:.1f} to {:.1f} us, {:.1f} us", node.name,
+                                to_string(node.kind), span.frame, span.start_us - scale.t0,
+                                span.end_us - scale.t0, span.duration_us()))));
     const std::string long_label = fmt::format("{} {:.1f} us", node.name, span.duration_us());
     for (const std::string* label : {&long_label, &node.name}) {
       if (text_width(*label) + 8 <= width) {
         svg.line(fmt::format(
             "<text x=\"{:.2f}\" y=\"{:.1f}\" fill=\"white\" text-anchor=\"middle\">{}</text>",
-            x + width / 2, box_top + kBoxHeight / 2 + 4, escaped(*label)));
+            x + width / 2, box_top + kBoxHeight / 2 + 4, xml_escaped(*label)));
         break;
       }
       if (label == &node.name) {  // too narrow for either: below the row, with a leader
@@ -249,7 +224,8 @@ double draw_row(Svg& svg, const Trace& part, const std::vector<int>& tracks, Lan
         "stroke-width=\"0.5\"/>",
         label.anchor, label.box_bottom, baseline - 9));
     svg.line(fmt::format("<text x=\"{:.2f}\" y=\"{:.1f}\"{}>{}</text>", label.anchor, baseline,
-                         label.right_aligned ? " text-anchor=\"end\"" : "", escaped(label.text)));
+                         label.right_aligned ? " text-anchor=\"end\"" : "",
+                         xml_escaped(label.text)));
   }
   svg.line("</g>");
   return boxes_height + kLabelLine * static_cast<double>(std::max<std::size_t>(1, lines.count())) +
@@ -283,9 +259,10 @@ double draw_rank(Svg& svg, const Trace& trace, const OverlapReport& report, Time
           "<rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.0f}\" fill=\"#d62728\" "
           "fill-opacity=\"0.7\"><title>{}</title></rect>",
           x, y, std::max(1.0, x_of(gap.end_us) - x), kIdleHeight,
-          escaped(fmt::format("GPU idle, frame {}: {:.1f} us{}{}", f, gap.duration_us(),
-                              gap.after ? " after " + trace.nodes.at(*gap.after).name : "",
-                              gap.before ? ", before " + trace.nodes.at(*gap.before).name : ""))));
+          xml_escaped(
+              fmt::format("GPU idle, frame {}: {:.1f} us{}{}", f, gap.duration_us(),
+                          gap.after ? " after " + trace.nodes.at(*gap.after).name : "",
+                          gap.before ? ", before " + trace.nodes.at(*gap.before).name : ""))));
     }
   }
   svg.line("</g>");
@@ -337,15 +314,15 @@ std::string timeline_text(const std::vector<Trace>& ranks, std::optional<Timelin
   Svg svg;
   svg.line(fmt::format(
       "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>",
-      escaped(several
-                  ? fmt::format("{}: {} executor, {} ranks", head.plan, head.executor, ranks.size())
+      xml_escaped(
+          several ? fmt::format("{}: {} executor, {} ranks", head.plan, head.executor, ranks.size())
                   : fmt::format("{}: {} executor, rank {}", head.plan, head.executor, head.rank))));
   double y = 42;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     const std::string line = subtitle(reports[r], window);
     svg.line(
         fmt::format("<text x=\"10\" y=\"{:.1f}\" font-size=\"12\">{}</text>", y,
-                    escaped(several ? fmt::format("rank {}: {}", ranks[r].rank, line) : line)));
+                    xml_escaped(several ? fmt::format("rank {}: {}", ranks[r].rank, line) : line)));
     y += 16;
   }
   // Rows: per rank, the interior branch, then the communication chain, then the GPU's gaps.
@@ -373,7 +350,7 @@ std::string timeline_text(const std::vector<Trace>& ranks, std::optional<Timelin
   svg.line(fmt::format(
       "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">time since frame {} began (us; "
       "{})</text>",
-      kLeft + kPlotWidth / 2, y + 33, window.first, escaped(head.clock)));
+      kLeft + kPlotWidth / 2, y + 33, window.first, xml_escaped(head.clock)));
   svg.line("</g>");
   y += 48;
 

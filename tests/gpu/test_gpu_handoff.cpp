@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "cuda_owners.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/frame.hpp"
@@ -200,4 +201,24 @@ TEST_CASE("two proxied host nodes of one frame run in plan order every replay") 
   std::size_t wrong = 0;
   for (std::size_t i = 1; i <= 2000; ++i) wrong += seen[i] != i ? 1 : 0;
   CHECK(wrong == 0);
+}
+
+TEST_CASE("device memory zeroed for a frame is zero on any stream, however busy the legacy one") {
+  // What a cudaMemset on the legacy default stream would not give: a copy on a non-blocking
+  // stream reads the word while the legacy stream still runs a kernel queued before the zeroing.
+  Buffer word(Memory::device, sizeof(std::uint64_t), "word", Backend::cuda);
+  Buffer seen(Memory::host, sizeof(std::uint64_t), "seen", Backend::cuda);
+  const std::uint64_t stale = 1000;
+  word.upload(&stale, sizeof stale);
+  *seen.as<std::uint64_t>() = stale;
+  const detail::Stream other = detail::make_stream(0, "reader");
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  REQUIRE(testing::occupy_legacy_stream(2.0));
+  detail::zero_device_now(word.data(), word.bytes(), "the word");
+  REQUIRE(cudaMemcpyAsync(seen.data(), word.data(), sizeof stale, cudaMemcpyDeviceToHost,
+                          other.get()) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(other.get()) == cudaSuccess);
+  CHECK(cudaStreamQuery(nullptr) == cudaErrorNotReady);  // the legacy stream is still busy
+  CHECK(*seen.as<std::uint64_t>() == 0);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
 }

@@ -29,7 +29,20 @@ struct RecordValue {
   }
 };
 
+__global__ void spin_for(std::uint64_t nanoseconds) {
+  std::uint64_t start = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  for (std::uint64_t now = start; now - start < nanoseconds;) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  }
+}
+
 }  // namespace
+
+bool occupy_legacy_stream(double seconds) {
+  spin_for<<<1, 1>>>(static_cast<std::uint64_t>(seconds * 1e9));
+  return cudaGetLastError() == cudaSuccess;
+}
 
 KernelRef<std::size_t, const std::uint64_t*, std::uint64_t*> record_value() {
   return per_cell_kernel<RecordValue, const std::uint64_t*, std::uint64_t*>("record_value");

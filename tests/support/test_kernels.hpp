@@ -21,5 +21,8 @@ KernelRef<std::size_t, double*, double> fill();
 KernelRef<std::size_t, const std::uint64_t*, std::uint64_t*> record_value();
 //! A kernel with a device entry only: the host executor must refuse it.
 KernelRef<std::size_t, double*, double> fill_device_only();
+//! Launches one thread on the legacy default stream that spins for `seconds` of the GPU's clock,
+//! so that work queued there after it waits; \returns whether the launch succeeded.
+bool occupy_legacy_stream(double seconds);
 
 }  // namespace haloflow::testing

@@ -15,6 +15,7 @@
 #include "haloflow/trace.hpp"
 #include "haloflow/trace_report.hpp"
 #include "haloflow/trace_writers.hpp"
+#include "haloflow/xml_text.hpp"
 #include "overlap_output.hpp"
 #include "replay.hpp"
 
@@ -116,6 +117,15 @@ TEST_CASE("several ranks' traces merge into one Chrome trace, a process per rank
   CHECK(processes == std::map<int, std::string>{{3, "rank 3: small (host executor)"},
                                                 {5, "rank 5: small (host executor)"}});
   CHECK(json.at("otherData").at("ranks").size() == 2);
+}
+
+TEST_CASE("text for XML: the five reserved characters as entities, every other byte kept") {
+  CHECK(haloflow::xml_escaped("") == "");
+  CHECK(haloflow::xml_escaped("halo.exchange") == "halo.exchange");
+  CHECK(haloflow::xml_escaped("a<b & c>\"d\" 'e'") ==
+        "a&lt;b &amp; c&gt;&quot;d&quot; &apos;e&apos;");
+  CHECK(haloflow::xml_escaped("&amp;") == "&amp;amp;");  // escaped once more, never decoded
+  CHECK(haloflow::xml_escaped("\xc3\xa9t\xc3\xa9") == "\xc3\xa9t\xc3\xa9");  // UTF-8 as it is
 }
 
 TEST_CASE("the SVG timeline has a row per branch, every node labelled, names escaped") {

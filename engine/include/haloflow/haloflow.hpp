@@ -29,6 +29,7 @@
 #include "haloflow/trace_report.hpp"
 #include "haloflow/trace_writers.hpp"
 #include "haloflow/version.hpp"
+#include "haloflow/xml_text.hpp"
 
 #if defined(__CUDACC__)
 #include "haloflow/per_cell.cuh"
