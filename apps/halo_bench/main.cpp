@@ -6,6 +6,9 @@
 //   mpiexec -n 2 haloflow_halo_bench [--cells 16384] [--rows N] [--frames 200] [--executor graph]
 //       [--handoff auto|host-node|proxy] [--staging auto|copies|mapped] [--transport auto|mpi|nccl]
 //       [--self-exchange device|mpi]   (mpi: one rank sends its halos to itself through MPI)
+//       [--x-boundary periodic|physical]   (periodic, the default: every rank is also its own
+//                          neighbour along x, so it exchanges four halos, two of them columns;
+//                          physical: only the two rows along y, what a rank of a 1D split has)
 //       [--breakdown 1]   (also the pieces of the chain alone: two tiny kernels, the same with a
 //                          no-op host node between them under each handoff, the exchange alone)
 //       [--cuda-dot FILE] (graph executor: rank 0 writes the chain's CUDA graph as CUDA prints
@@ -44,6 +47,7 @@ struct Options {
   std::string staging = "auto";
   std::string transport = "auto";
   std::string self_exchange = "device";
+  std::string x_boundary = "periodic";
   bool breakdown = false;
   std::string cuda_dot;  //!< where rank 0 writes the chain's CUDA graph (graph executor)
 };
@@ -67,7 +71,12 @@ int run(const Options& options, int rank, int ranks) {
   const std::int64_t rows = options.rows > 0 ? options.rows : options.cells;
   spec.global_cells = {options.cells, rows * ranks, 1};
   spec.process_grid = {1, ranks, 1};
-  spec.boundary = {Boundary::periodic, Boundary::periodic, Boundary::periodic};
+  if (options.x_boundary != "periodic" && options.x_boundary != "physical") {
+    throw Error(fmt::format("--x-boundary {}: expected periodic or physical", options.x_boundary));
+  }
+  const Boundary x_boundary =
+      options.x_boundary == "periodic" ? Boundary::periodic : Boundary::physical;
+  spec.boundary = {x_boundary, Boundary::periodic, Boundary::periodic};
   const CartesianDecomposition grid(spec, ranks, rank);
   const Stencil stencil{StencilShape::star, 1};
   const HaloPlan halo = make_halo_plan(grid, stencil, 1, 1);
@@ -184,19 +193,19 @@ int run(const Options& options, int rank, int ranks) {
   if (rank == 0) {
     std::printf(
         "halo bench: %d ranks, %lld x %lld cells per rank, face %lld cells (%lld bytes per "
-        "message), %s executor, %s transport, handoff %s, staging %s, self exchange %s, %d "
-        "frames\n"
+        "message), %zu messages per rank (x boundary %s), %s executor, %s transport, handoff %s, "
+        "staging %s, self exchange %s, %d frames\n"
         "frame %.1f us, interior alone %.1f us, communication chain alone %.1f us, chain hidden "
         "%.1f %% (slowest rank: frame %.1f, interior %.1f, chain %.1f)\n"
         "back to back, per frame: frame %.1f us, interior alone %.1f us, communication chain "
         "alone %.1f us (slowest rank)\n",
         ranks, static_cast<long long>(options.cells), static_cast<long long>(rows),
         static_cast<long long>(options.cells), static_cast<long long>(options.cells * 8),
-        options.executor.c_str(), std::string(to_string(exchange.transport())).c_str(),
-        options.handoff.c_str(), std::string(staging_name(exchange.staging())).c_str(),
-        options.self_exchange.c_str(), options.frames, frame, inside, chain,
-        100 * hidden_fraction(frame, inside, chain), slowest[0], slowest[1], slowest[2], slowest[3],
-        slowest[4], slowest[5]);
+        exchange.remote_messages(), options.x_boundary.c_str(), options.executor.c_str(),
+        std::string(to_string(exchange.transport())).c_str(), options.handoff.c_str(),
+        std::string(staging_name(exchange.staging())).c_str(), options.self_exchange.c_str(),
+        options.frames, frame, inside, chain, 100 * hidden_fraction(frame, inside, chain),
+        slowest[0], slowest[1], slowest[2], slowest[3], slowest[4], slowest[5]);
   }
   if (options.breakdown) {
     // The chain's pieces, each frame alone and back to back (no patching): what a handoff and
@@ -258,6 +267,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--staging") == 0) options.staging = argv[i + 1];
     if (std::strcmp(argv[i], "--transport") == 0) options.transport = argv[i + 1];
     if (std::strcmp(argv[i], "--self-exchange") == 0) options.self_exchange = argv[i + 1];
+    if (std::strcmp(argv[i], "--x-boundary") == 0) options.x_boundary = argv[i + 1];
     if (std::strcmp(argv[i], "--breakdown") == 0) options.breakdown = std::atoi(argv[i + 1]) != 0;
     if (std::strcmp(argv[i], "--cuda-dot") == 0) options.cuda_dot = argv[i + 1];
   }
