@@ -133,6 +133,29 @@ __global__ void handoff(Slot* slot, unsigned long long* executions) {
   __threadfence_system();
 }
 
+__device__ inline unsigned long long global_nanoseconds() {
+  unsigned long long now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  return now;
+}
+
+// The handoff kernel with what graphs/handoff_kernel.cu adds: the deadline read off the global
+// timer at every poll (kDeadline) and the acknowledgement written after the last fence
+// (kAcknowledge).
+template <bool kDeadline, bool kAcknowledge>
+__global__ void handoff_as_engine(Slot* slot, unsigned long long* executions, Word* acknowledged) {
+  const unsigned long long execution = *executions + 1;
+  *executions = execution;
+  __threadfence_system();
+  write(slot->doorbell, execution);
+  const unsigned long long start = kDeadline ? global_nanoseconds() : 0;
+  while (read(slot->release) < execution) {
+    if (kDeadline && global_nanoseconds() - start > 30'000'000'000ULL) break;
+  }
+  __threadfence_system();
+  if (kAcknowledge) write(*acknowledged, execution);
+}
+
 // Pack whose last block to finish rings the doorbell (a ticket in device memory).
 __global__ void pack_ring(const double* __restrict__ field, double* send, int n, Slot* slot,
                           unsigned long long* executions, unsigned* ticket) {
@@ -321,6 +344,28 @@ int main([[maybe_unused]] int argc, [[maybe_unused]] char** argv) {
           {(void*)tiny, 1, 32, {&field}}},
          false, Work::none);
   report("tiny, handoff (no host work), tiny",
+         {{(void*)tiny, 1, 32, {&field}},
+          {(void*)handoff, 1, 1, {&slot, &executions}},
+          {(void*)tiny, 1, 32, {&field}}},
+         true, Work::none);
+  Word* acknowledged = nullptr;
+  CHECK(cudaHostAlloc(&acknowledged, sizeof(Word), flags));
+  report("tiny, handoff with the deadline at every poll, tiny",
+         {{(void*)tiny, 1, 32, {&field}},
+          {(void*)handoff_as_engine<true, false>, 1, 1, {&slot, &executions, &acknowledged}},
+          {(void*)tiny, 1, 32, {&field}}},
+         true, Work::none);
+  report("tiny, handoff writing an acknowledgement after its fence, tiny",
+         {{(void*)tiny, 1, 32, {&field}},
+          {(void*)handoff_as_engine<false, true>, 1, 1, {&slot, &executions, &acknowledged}},
+          {(void*)tiny, 1, 32, {&field}}},
+         true, Work::none);
+  report("tiny, handoff as graphs/handoff_kernel.cu (deadline and acknowledgement), tiny",
+         {{(void*)tiny, 1, 32, {&field}},
+          {(void*)handoff_as_engine<true, true>, 1, 1, {&slot, &executions, &acknowledged}},
+          {(void*)tiny, 1, 32, {&field}}},
+         true, Work::none);
+  report("tiny, handoff (no host work), tiny: again",
          {{(void*)tiny, 1, 32, {&field}},
           {(void*)handoff, 1, 1, {&slot, &executions}},
           {(void*)tiny, 1, 32, {&field}}},

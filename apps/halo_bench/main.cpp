@@ -10,7 +10,8 @@
 //                          neighbour along x, so it exchanges four halos, two of them columns;
 //                          physical: only the two rows along y, what a rank of a 1D split has)
 //       [--breakdown 1]   (also the pieces of the chain alone: two tiny kernels, the same with a
-//                          no-op host node between them under each handoff, the exchange alone)
+//                          no-op host node between them under each handoff, the exchange alone;
+//                          each the median of 5 rounds of --frames frames back to back)
 //       [--cuda-dot FILE] (graph executor: rank 0 writes the chain's CUDA graph as CUDA prints
 //                          it, child graphs included: what a library captured into it, NCCL's)
 
@@ -216,14 +217,21 @@ int run(const Options& options, int rank, int ranks) {
                    kernels::Box2{.x0 = 1, .y0 = 1, .nx = 1, .stride = stride}, a.as<const double>(),
                    b.as<double>());
     };
+    // The median of kRounds rounds' means: one round of a few thousand frames varies by about
+    // 1 us from run to run on an H200, as much as the pieces differ.
+    constexpr int kRounds = 5;
     const auto queued = [&](Frame& f) {
       for (int step = 0; step < options.warmup; ++step) f.launch();
       f.wait();
-      const auto start = Clock::now();
-      for (int step = 0; step < options.frames; ++step) f.launch();
-      f.wait();
-      return std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
-             options.frames;
+      std::vector<double> means;
+      for (int round = 0; round < kRounds; ++round) {
+        const auto start = Clock::now();
+        for (int step = 0; step < options.frames; ++step) f.launch();
+        f.wait();
+        means.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
+                        options.frames);
+      }
+      return median(means);
     };
     FramePlan kernels_only("two kernels");
     tiny(kernels_only, "k1", {});
@@ -244,7 +252,8 @@ int run(const Options& options, int rank, int ranks) {
                  "results");
     if (rank == 0) {
       std::printf(
-          "breakdown, back to back, per frame: two tiny kernels %.1f us; with a no-op host node "
+          "breakdown, back to back, per frame (median of 5 rounds): two tiny kernels %.1f us; "
+          "with a no-op host node "
           "between them: proxy %.1f us, host node %.1f us; the exchange alone (pack .. unpack, "
           "handoff %s) %.1f us\n",
           slowest_pieces[0], slowest_pieces[1], slowest_pieces[2], options.handoff.c_str(),
