@@ -9,12 +9,15 @@
 // the median of 7 such batches per step. Each order (the blocks always walking down, and the
 // model's alternating walk) with and without the norm; both start from the same field and must
 // end bit for bit equal, their norm partials too. A copy kernel over the same two arrays gives
-// the bandwidth the floor is taken at.
+// the bandwidth the floor is taken at. With LAB_PERSIST_MB=M (M MB of L2 set aside for persisting
+// lines), also the alternating walk with an L2 access-policy window (persisting) over the rows
+// each step writes last, of 8 to 40 MB, at most M.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -75,8 +78,28 @@ int main() {
   int l2 = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-  std::printf("L2 %.1f MB, %d SMs; %d steps a batch, median of %d batches, per step\n", l2 / 1e6,
-              sms, kSteps, kBatches);
+  int persisting_max = 0;
+  int window_max = 0;
+  CHECK(cudaDeviceGetAttribute(&persisting_max, cudaDevAttrMaxPersistingL2CacheSize, 0));
+  CHECK(cudaDeviceGetAttribute(&window_max, cudaDevAttrMaxAccessPolicyWindowSize, 0));
+  // LAB_PERSIST_MB: the L2 set aside for persisting lines, at most what the device allows
+  // (default 0: none, and no window variants). Setting it aside takes it from every other access:
+  // at 17:43 on 2026-12-01, with 39.3 MB set aside, every variant ran 2.5 to 3.5 times slower
+  // than without (docs/results/jacobi-order-persisting-2026-12-01-1743.txt).
+  const char* persist_mb = std::getenv("LAB_PERSIST_MB");
+  const std::size_t persisting_limit =
+      persist_mb != nullptr ? std::min<std::size_t>(std::strtoull(persist_mb, nullptr, 10) << 20,
+                                                    static_cast<std::size_t>(persisting_max))
+                            : 0;
+  if (persisting_limit > 0) {
+    CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, persisting_limit));
+  }
+  const auto window_limit = static_cast<std::size_t>(window_max);
+  std::printf(
+      "L2 %.1f MB (%.1f MB set aside for persisting lines, at most %.1f; windows up to "
+      "%.1f MB), %d SMs; %d steps a batch, median of %d batches, per step\n",
+      l2 / 1e6, persisting_limit / 1e6, persisting_max / 1e6, window_max / 1e6, sms, kSteps,
+      kBatches);
   std::printf("%-7s %9s %9s %9s %9s %9s %9s %9s %s\n", "n", "MB/step", "floor", "down", "alternate",
               "saved", "norm down", "norm alt", "check");
   for (const std::int64_t n : {2048, 4096, 8192, 16384}) {
@@ -166,6 +189,44 @@ int main() {
                 static_cast<long long>(n), swept / 1e6, floor_us, down_us, alternate_us,
                 100.0 * (1.0 - alternate_us / down_us), norm_down_us, norm_alternate_us,
                 same ? "field and partials same" : "DIFFERENT");
+    // The alternating walk with an L2 access-policy window on the rows each step writes last (the
+    // bottom of `to` when it walks down, the top when it walks up), persisting, so that the next
+    // step, which starts there, reads them from L2.
+    for (const std::size_t window_mb : {8, 16, 24, 32, 40}) {
+      const std::size_t window =
+          std::min<std::size_t>({window_mb << 20, persisting_limit, window_limit, f.bytes / 2});
+      if (window == 0 || window < (window_mb << 20)) continue;
+      const auto persisting = [&](const float* from, float* to) {
+        const bool upwards = reinterpret_cast<std::uintptr_t>(from) >
+                             reinterpret_cast<std::uintptr_t>(to);  // block_band's rule
+        cudaLaunchAttribute attribute{};
+        attribute.id = cudaLaunchAttributeAccessPolicyWindow;
+        attribute.val.accessPolicyWindow.base_ptr =
+            upwards ? static_cast<void*>(to)
+                    : static_cast<void*>(reinterpret_cast<char*>(to) + f.bytes - window);
+        attribute.val.accessPolicyWindow.num_bytes = window;
+        attribute.val.accessPolicyWindow.hitRatio = 1.0f;
+        attribute.val.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+        attribute.val.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+        cudaLaunchConfig_t config{};
+        config.gridDim = grid;
+        config.blockDim = block;
+        config.attrs = &attribute;
+        config.numAttrs = 1;
+        CHECK(cudaLaunchKernelEx(&config, haloflow::kernels::jacobi_rows<float>, box, from, to,
+                                 static_cast<double*>(nullptr)));
+      };
+      const auto [field_window, unused_partials] = result(persisting);
+      CHECK(cudaCtxResetPersistingL2Cache());
+      const double window_us = per_step_us(persisting, f, start, stop);
+      CHECK(cudaCtxResetPersistingL2Cache());
+      std::printf(
+          "        alternate, %2zu MB persisting window on the rows written last: %7.1f us "
+          "(%+.1f %% against alternate) %s\n",
+          window >> 20, window_us, 100.0 * (window_us / alternate_us - 1.0),
+          std::memcmp(field_window.data(), field_plain.data(), f.bytes) == 0 ? "field same"
+                                                                             : "field DIFFERENT");
+    }
     CHECK(cudaFree(f.a));
     CHECK(cudaFree(f.b));
     CHECK(cudaFree(f.partials));
