@@ -27,8 +27,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Sees the model's frames and steps: attaches the recorder to every frame, writes their DOT, lets
-// `frames` steps run untraced and records the `frames` after them, each step a recorded frame.
+// Sees the model's frames as the steps launch them: attaches the recorder to every frame, writes
+// their DOT, lets `frames` frames run untraced and records the `frames` after them.
 class Recording final : public models::StepObserver {
  public:
   Recording(FrameRecorder& recorder, int frames, const ReplayOptions& options, bool root)
@@ -52,21 +52,22 @@ class Recording final : public models::StepObserver {
     }
   }
 
-  void step_begins(int step) override {
-    if (step == frames_) recorder_.start();
+  void frame_begins(int frame) override {
+    if (frame == frames_) recorder_.start();
     nvtx_.emplace(
-        fmt::format("frame {} ({})", step % frames_, traced(step) ? "traced" : "untraced").c_str());
-    if (traced(step)) recorder_.frame_begins();
+        fmt::format("frame {} ({})", frame % frames_, traced(frame) ? "traced" : "untraced")
+            .c_str());
+    if (traced(frame)) recorder_.frame_begins();
     start_ = Clock::now();
   }
 
-  void step_ends(int step) override {
+  void frame_ends(int frame) override {
     const double us = std::chrono::duration<double, std::micro>(Clock::now() - start_).count();
-    if (traced(step)) recorder_.frame_ends();
+    if (traced(frame)) recorder_.frame_ends();
     nvtx_.reset();
-    (traced(step) ? traced_us_ : untraced_us_).push_back(us);
+    (traced(frame) ? traced_us_ : untraced_us_).push_back(us);
     // The frames live only as long as the model's run: stop while they are there.
-    if (step == 2 * frames_ - 1) trace_ = recorder_.stop();
+    if (frame == 2 * frames_ - 1) trace_ = recorder_.stop();
   }
 
   [[nodiscard]] RankRecording take() {
@@ -79,7 +80,7 @@ class Recording final : public models::StepObserver {
   [[nodiscard]] const std::vector<std::string>& written() const { return written_; }
 
  private:
-  [[nodiscard]] bool traced(int step) const { return step >= frames_; }
+  [[nodiscard]] bool traced(int frame) const { return frame >= frames_; }
 
   FrameRecorder& recorder_;
   int frames_;
@@ -221,7 +222,9 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
   Recording recording(recorder, result.frames, options, root);
   models::RunOptions run;
   run.executor = kind;
-  run.steps = 2 * result.frames;
+  // Enough steps for the frames whatever steps each takes; the run ends after the last frame.
+  run.steps = 2 * result.frames * models::kMostStepsPerFrame;
+  run.frames_limit = 2 * result.frames;
   run.warmup = result.warmup;
   run.handoff = c.exchange.handoff;
   run.transport = c.exchange.transport;

@@ -77,8 +77,8 @@ class DotWriter final : public models::StepObserver {
     outputs::write_output_file(path_, text, {.replace = force_});
     written_.add({.path = path_, .bytes = text.size()});
   }
-  void step_begins(int /*step*/) override {}
-  void step_ends(int /*step*/) override {}
+  void frame_begins(int /*frame*/) override {}
+  void frame_ends(int /*frame*/) override {}
 
  private:
   std::string path_;

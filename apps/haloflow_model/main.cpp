@@ -88,6 +88,9 @@ void add_flags(CLI::App& app, Flags& f) {
                           "jacobi2d: print norms of steps that are multiples (default 100)");
   section_flag<long long>(app, f, "--rows-per-thread", "rows_per_thread",
                           "jacobi2d: consecutive rows each GPU thread walks (tuning; default 8)");
+  section_flag<long long>(app, f, "--steps-per-frame", "steps_per_frame",
+                          "jacobi2d: 2 takes two steps in one sweep (ghosts two deep), 1 one "
+                          "(default 2)");
   section_flag<std::string>(app, f, "--precision", "precision",
                             "float or double (jacobi2d: float, heat3d: double)");
   section_flag<std::string>(app, f, "--split", "split", "jacobi2d: 1d (rows over ranks) or 2d");

@@ -95,7 +95,8 @@ Progress::Progress(std::string what, int every, bool enabled, std::FILE* to, lon
       to_(to),
       terminal_(to != nullptr && isatty(fileno(to)) != 0),
       first_(first),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(std::chrono::steady_clock::now()),
+      printed_(first) {}
 
 void Progress::say(std::string_view line) {
   if (to_ == nullptr) return;
@@ -109,7 +110,8 @@ void Progress::say(std::string_view line) {
 void Progress::update(long done, long total) {
   if (!enabled_ || total <= 0) return;
   const bool last = done >= total;
-  if (!terminal_ && !last && done % every_ != 0) return;
+  if (!terminal_ && !last && done / every_ <= printed_ / every_) return;
+  printed_ = done;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double rate = seconds > 0 ? static_cast<double>(done - first_) / seconds : 0;

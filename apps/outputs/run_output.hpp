@@ -31,7 +31,8 @@ nlohmann::json machine_description(const std::string& device_name);
 [[nodiscard]] std::string clean_text(std::string_view text);
 
 //! Rank 0's progress: on a terminal one line rewritten in place (step, steps/s, time left);
-//! otherwise a plain line every `every` steps and at the last.
+//! otherwise a plain line each time the steps done pass a multiple of `every` (a frame may take
+//! several steps, so the line may say 11 where it passed 10), and at the last.
 class Progress {
  public:
   //! Writes to `to` (not owned). `first`: the steps already done when the run started (a
@@ -50,6 +51,7 @@ class Progress {
   long first_;
   std::chrono::steady_clock::time_point start_;
   bool shown_ = false;  //!< a terminal's progress line is on screen, unfinished
+  long printed_ = 0;    //!< the steps done at the last plain line (or the start)
 };
 
 }  // namespace haloflow::outputs

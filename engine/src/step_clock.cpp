@@ -26,7 +26,8 @@ struct StepClock::State {
   cudaStream_t stream = nullptr;
   std::vector<cudaEvent_t> events;
   std::vector<std::chrono::steady_clock::time_point> times;
-  int last = -1;  // the highest mark recorded
+  std::vector<bool> marked;  // which boundaries were marked (a frame of k steps marks one of k)
+  int last = -1;             // the highest mark recorded
   // Progress markers: a ring of events without timing; pending holds (done, event) in order.
   std::vector<cudaEvent_t> markers;
   std::deque<std::pair<int, cudaEvent_t>> pending;
@@ -38,6 +39,7 @@ StepClock::StepClock(Backend backend, int steps) : state_(std::make_unique<State
   State& s = *state_;
   s.backend = backend;
   s.marks = std::min(std::max(steps, 0), kMostMarkedSteps) + 1;
+  s.marked.assign(static_cast<std::size_t>(s.marks), false);
   if (backend == Backend::cpu) {
     s.times.resize(static_cast<std::size_t>(s.marks));
     return;
@@ -67,6 +69,7 @@ void StepClock::mark(int step) {
   State& s = *state_;
   if (step < 0 || step >= s.marks) return;
   s.last = std::max(s.last, step);
+  s.marked[static_cast<std::size_t>(step)] = true;
   if (s.backend == Backend::cpu) {
     s.times[static_cast<std::size_t>(step)] = std::chrono::steady_clock::now();
   } else {
@@ -122,16 +125,24 @@ int StepClock::finished() {
 
 std::vector<double> StepClock::step_seconds() const {
   const State& s = *state_;
-  std::vector<double> seconds;
-  for (int step = 0; step < s.last; ++step) {
-    const auto i = static_cast<std::size_t>(step);
+  const auto seconds_between = [&](int from, int to) {
+    const auto i = static_cast<std::size_t>(from);
+    const auto j = static_cast<std::size_t>(to);
     if (s.backend == Backend::cpu) {
-      seconds.push_back(std::chrono::duration<double>(s.times[i + 1] - s.times[i]).count());
-    } else {
-      float ms = 0;
-      HALOFLOW_CUDA(cudaEventElapsedTime(&ms, s.events[i], s.events[i + 1]), "step timing");
-      seconds.push_back(1e-3 * ms);
+      return std::chrono::duration<double>(s.times[j] - s.times[i]).count();
     }
+    float ms = 0;
+    HALOFLOW_CUDA(cudaEventElapsedTime(&ms, s.events[i], s.events[j]), "step timing");
+    return 1e-3 * static_cast<double>(ms);
+  };
+  std::vector<double> seconds;
+  int from = 0;
+  for (int to = 1; to <= s.last; ++to) {
+    if (!s.marked[static_cast<std::size_t>(to)]) continue;
+    // A frame of several steps: each of its steps took an equal share.
+    const double share = seconds_between(from, to) / (to - from);
+    seconds.insert(seconds.end(), static_cast<std::size_t>(to - from), share);
+    from = to;
   }
   return seconds;
 }

@@ -72,20 +72,22 @@ Reference<T> reference(std::int64_t nx, std::int64_t ny, int steps, int norm_eve
 // Checks one case on every rank; \returns the number of failures (on rank 0; 0 elsewhere).
 template <class T>
 int check(std::int64_t nx, std::int64_t ny, int steps, int norm_every, ExecutorKind executor,
-          int split, int rank, int rows_per_thread = 8) {
+          int split, int rank, int rows_per_thread = 8, int steps_per_frame = 2) {
   const models::JacobiConfig config{
       .nx = nx,
       .ny = ny,
       .split = split,
       .norm_every = norm_every,
       .rows_per_thread = rows_per_thread,
+      .steps_per_frame = steps_per_frame,
       .run = {.executor = executor, .steps = steps, .warmup = 0, .gather = true}};
   const auto result = models::run_jacobi2d<T>(config, MPI_COMM_WORLD);
   if (rank != 0) return 0;
   const Reference<T> want = reference<T>(nx, ny, steps, norm_every);
   const std::string name = fmt::format(
-      "{} {}x{}, {} steps, norm every {}{}", sizeof(T) == 4 ? "float" : "double", nx, ny, steps,
-      norm_every, rows_per_thread == 8 ? "" : fmt::format(", {} rows a thread", rows_per_thread));
+      "{} {}x{}, {} steps, norm every {}{}{}", sizeof(T) == 4 ? "float" : "double", nx, ny, steps,
+      norm_every, rows_per_thread == 8 ? "" : fmt::format(", {} rows a thread", rows_per_thread),
+      steps_per_frame == 2 ? "" : ", 1 step a frame");
   int failures = 0;
   const auto fail = [&](const std::string& what) {
     std::printf("FAILED %s: %s\n", name.c_str(), what.c_str());
@@ -152,6 +154,13 @@ int main(int argc, char** argv) {
         failures += check<double>(9, 7, 30, 3, m.executor, split, m.rank);
         // Runs longer than kJacobiNormRowsPerSum: the GPU sums those squares in double.
         failures += check<float>(64, 80, 12, 1, m.executor, split, m.rank, 40);
+        // Frames of one step throughout (the default takes two where it can).
+        failures += check<float>(37, 29, 60, 7, m.executor, split, m.rank, 8, 1);
+        // No norm: two-step frames all the way, but the last of an odd count; wider than one block
+        // of the two-step sweep (120 columns) and runs of 1 and 40 rows a thread.
+        failures += check<float>(300, 40, 41, 0, m.executor, split, m.rank);
+        failures += check<double>(300, 40, 20, 0, m.executor, split, m.rank, 1);
+        failures += check<float>(250, 90, 16, 0, m.executor, split, m.rank, 40);
         return failures;
       });
 }

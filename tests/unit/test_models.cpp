@@ -1,11 +1,13 @@
 // The model library: the registry, each model's reader (defaults in one place, problems named by
-// their JSON pointer), and figures shown two ways from one typed value.
+// their JSON pointer), figures shown two ways from one typed value, and jacobi2d's two-step launch.
 
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "figures.hpp"
+#include "haloflow/error.hpp"
+#include "jacobi2d/jacobi_kernels.hpp"
 #include "json_fields.hpp"
 #include "model.hpp"
 
@@ -40,7 +42,8 @@ TEST_CASE("each model's defaults live in its reader") {
                                                         {"split", "1d"},
                                                         {"norm_every", 100},
                                                         {"print_every", 100},
-                                                        {"rows_per_thread", 8}});
+                                                        {"rows_per_thread", 8},
+                                                        {"steps_per_frame", 2}});
   const auto heat = resolved_defaults("heat3d");
   CHECK(heat["nx"] == 256);
   CHECK(heat["nz"] == 256);
@@ -77,4 +80,18 @@ TEST_CASE("a figure is one number, shown on the benchmark line and kept in the J
   CHECK(json["model"] == "jacobi2d");
   CHECK(json["steps"] == 20);
   CHECK(json["median_step_s"].get<double>() == 0.0001234567891);  // not the rounded text
+}
+
+TEST_CASE("the two-step sweep's launch covers its box, 120 columns a block") {
+  const CellBox box{
+      .x0 = 3, .y0 = 2, .z0 = 0, .nx = 4094, .ny = 4096, .nz = 1, .stride_y = 4100, .stride_z = 0};
+  const LaunchShape shape = kernels::two_step_launch(box, 8);
+  CHECK(shape.block == Extent3{128, 2, 1});
+  CHECK(shape.grid == Extent3{35, 256, 1});  // ceil(4094 / 120), 4096 / (2 * 8)
+  CHECK(shape.grid.x * 4 * kernels::kTwoStepColumnsPerWarp >= box.nx);
+  CHECK(kernels::two_step_launch({.nx = 1, .ny = 1, .nz = 1}, 8).grid == Extent3{1, 1, 1});
+  CHECK_THROWS_WITH_AS((void)kernels::two_step_launch({.nx = 0, .ny = 4, .nz = 1}, 8),
+                       "two_step_launch: a box of 0 x 4 cells with 8 rows per thread is not "
+                       "allowed; expected at least one cell per axis and one row per thread",
+                       Error);
 }

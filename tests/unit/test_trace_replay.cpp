@@ -271,7 +271,7 @@ TEST_CASE("replay refuses executors it does not record and windows outside the f
                        Error);
 }
 
-TEST_CASE("haloflow replay of jacobi2d records its frames, the norm's where it ran") {
+TEST_CASE("haloflow replay of jacobi2d records the frames it launches, two steps each") {
   const fs::path directory = fresh_directory("jacobi2d");
   cases::ReplayOptions options;
   options.case_path = HALOFLOW_SOURCE_DIR "/json/cases/jacobi2d.json";
@@ -283,26 +283,29 @@ TEST_CASE("haloflow replay of jacobi2d records its frames, the norm's where it r
   const cases::ReplayResult result = cases::replay_case(options, testing::test_mpi());
   REQUIRE(result.ranks.size() == 1);
   const Trace& trace = result.ranks.front().trace;
-  // One frame per parity of the step (nothing patched in the steady state), with and without the
-  // norm's nodes.
-  CHECK(trace.plan ==
-        "jacobi2d even, jacobi2d odd, jacobi2d with norm even, jacobi2d with norm odd");
+  // One frame per field set (nothing patched in the steady state): one step, one step with the
+  // norm's nodes, two steps.
+  const std::string all =
+      "jacobi2d even, jacobi2d odd, jacobi2d with norm even, jacobi2d with "
+      "norm odd, jacobi2d two steps even, jacobi2d two steps odd";
+  CHECK(trace.plan == all);
   CHECK(trace.frames.size() == 3);
   std::set<std::string> plans;
   for (const TraceNode& node : trace.nodes) plans.insert(node.plan);
   CHECK(plans == std::set<std::string>{"jacobi2d even", "jacobi2d odd", "jacobi2d with norm even",
-                                       "jacobi2d with norm odd"});
-  // norm_every 20 over 6 steps: the norm's frame runs at step 0 (untraced) and at the last step
-  // (5, odd), the last recorded frame; the plain frames in the others (steps 3 and 4).
+                                       "jacobi2d with norm odd", "jacobi2d two steps even",
+                                       "jacobi2d two steps odd"});
+  // norm_every 20: frame 0 is step 0's norm (untraced, set 0), then two-step frames, each moving
+  // the field to the other set: frames 3, 4 and 5 (steps 5-6, 7-8, 9-10) are recorded, and the
+  // run ends after them.
   std::map<int, std::set<std::string>> plans_by_frame;
   for (const NodeSpan& span : trace.spans) {
     plans_by_frame[span.frame].insert(trace.nodes[span.node].plan);
   }
-  CHECK(plans_by_frame[0] == std::set<std::string>{"jacobi2d odd"});
-  CHECK(plans_by_frame[1] == std::set<std::string>{"jacobi2d even"});
-  CHECK(plans_by_frame[2] == std::set<std::string>{"jacobi2d with norm odd"});
+  CHECK(plans_by_frame[0] == std::set<std::string>{"jacobi2d two steps odd"});
+  CHECK(plans_by_frame[1] == std::set<std::string>{"jacobi2d two steps even"});
+  CHECK(plans_by_frame[2] == std::set<std::string>{"jacobi2d two steps odd"});
   const auto report = read_json(options.report_path);
   CHECK(report.at("ranks")[0].at("frames").size() == 3);
-  CHECK(result.text.find("replay of 'jacobi2d even, jacobi2d odd, jacobi2d with norm even, "
-                         "jacobi2d with norm odd' on the host executor") != std::string::npos);
+  CHECK(result.text.find("replay of '" + all + "' on the host executor") != std::string::npos);
 }

@@ -183,8 +183,8 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
     }
   };
   StepHooks hooks;
-  hooks.step = [&](int step_index, int steps, CUstream_st* stream) {
-    if (stopped) return;  // the end time was reached: the rest are no-ops
+  hooks.step = [&](int step_index, int steps, int /*most*/, CUstream_st* stream) {
+    if (stopped) return 1;  // the end time was reached: the rest are no-ops
     if (launched == 0 && host_clock->frames != frames_expected) {
       // Other frames of this plan moved the state and the clock: start from the initial state.
       load_initial();
@@ -193,6 +193,7 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
     frame.launch(stream);
     ++launched;
     if (--until_look == 0 || step_index == steps - 1) look();
+    return 1;
   };
   hooks.settle = [&] {
     frame.wait();

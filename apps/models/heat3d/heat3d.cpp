@@ -196,8 +196,9 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
   Frame odd = build_frame(1);
 
   StepHooks hooks;
-  hooks.step = [&](int step, int /*steps*/, CUstream_st* stream) {
+  hooks.step = [&](int step, int /*steps*/, int /*most*/, CUstream_st* stream) {
     (step % 2 == 0 ? even : odd).launch(stream);
+    return 1;
   };
   hooks.settle = [&] {
     even.wait();

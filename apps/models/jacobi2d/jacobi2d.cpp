@@ -1,8 +1,9 @@
-// jacobi2d on the engine: one frame per step (halo exchange of `a`, interior sweep in the bulk
-// lane, boundary sweeps after the unpack), a second frame with the norm's nodes for the steps that
-// report it, each in one executable frame per parity of the step (the two buffers swap without
-// patching); the norms are logged on the device and read back in batches. The frames' plans:
-// jacobi2d_frames.cpp.
+// jacobi2d on the engine: a frame of two steps where it can (halo exchange of `a` two cells deep,
+// interior sweep in the bulk lane, boundary sweeps after the unpack, each sweep taking both steps
+// in one pass over memory), one of one step otherwise, and one of one step with the norm's nodes
+// for the steps that report it; each in one executable frame per field set (the two buffers swap
+// without patching); the norms are logged on the device and read back in batches. The frames'
+// plans: jacobi2d_frames.cpp.
 
 #include "jacobi2d.hpp"
 
@@ -30,6 +31,9 @@ namespace haloflow::models {
 namespace {
 
 constexpr Stencil kStar{StencilShape::star, 1};
+// Two steps of the star: a diamond of radius 2, whose cells (1, 1) off the centre are diagonal,
+// so a 2D process grid needs its corner ghosts too.
+constexpr Stencil kTwoSteps{StencilShape::box, 2};
 
 void validate(const JacobiConfig& c) {
   if (c.nx < 3) {
@@ -56,6 +60,11 @@ void validate(const JacobiConfig& c) {
   if (c.rows_per_thread < 1) {
     throw Error(fmt::format("jacobi2d rows_per_thread: {} is not allowed; expected at least 1",
                             c.rows_per_thread));
+  }
+  if (c.steps_per_frame != 1 && c.steps_per_frame != 2) {
+    throw Error(fmt::format(
+        "jacobi2d steps_per_frame: {} is not allowed; expected 1 or 2 (two steps in one sweep)",
+        c.steps_per_frame));
   }
   if (c.run.steps < 1 || c.run.warmup < 0) {
     throw Error(fmt::format(
@@ -84,6 +93,14 @@ Box update_box(const CartesianDecomposition& grid, const FieldLayout& layout) {
   return box;
 }
 
+//! The fixed columns this rank holds, in its local indices.
+kernels::FixedColumns fixed_columns(const CartesianDecomposition& grid, const FieldLayout& layout) {
+  const Box owned = layout.owned_box();
+  const std::int64_t first = grid.global_offset()[0];
+  const bool right = first + layout.owned[0] == grid.spec().global_cells[0];
+  return {.left = first == 0 ? owned.lo[0] : -1, .right = right ? owned.hi[0] - 1 : -1};
+}
+
 //! Zero everywhere but the fixed columns, computed as the reference does: pi rounded to T, the
 //! rest in double, the sine rounded to T.
 template <class T>
@@ -105,15 +122,15 @@ std::vector<T> initial_values(const JacobiConfig& c, const CartesianDecompositio
   return values;
 }
 
-//! The step's frame for field set `set` (0: read a, write a_new; 1: the other way round):
+//! The frame of `kind` for field set `set` (0: read a, write a_new; 1: the other way round):
 //! exchange, interior sweep (bulk lane), boundary sweeps after the unpack (communication lane).
 //! With the norm: the sweeps also write their blocks' sums of the squared update, and one node
 //! after them logs the total. Built and patched once; the steady state only launches it.
 template <class T>
-Frame build_frame(bool with_norm, std::size_t set, HaloExchange<T>& exchange,
+Frame build_frame(jacobi::FrameKind kind, std::size_t set, HaloExchange<T>& exchange,
                   const jacobi::Sweeps& sweeps, const jacobi::Buffers& buffers,
                   const JacobiConfig& config) {
-  Frame frame(jacobi::step_plan(with_norm, set, exchange, sweeps, buffers), config.run.executor,
+  Frame frame(jacobi::frame_plan(kind, set, exchange, sweeps, buffers), config.run.executor,
               config.run.frame_options());
   exchange.use_field_set(frame, set);
   return frame;
@@ -125,12 +142,16 @@ template <class T>
 JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) {
   validate(config);
   const CartesianDecomposition grid = decompose(config, communicator);
-  const HaloPlan halo = make_halo_plan(grid, kStar, 1, 1);
+  const bool two_steps = config.steps_per_frame == 2;
+  const HaloPlan halo =
+      two_steps ? make_halo_plan(grid, kTwoSteps, 2, 1) : make_halo_plan(grid, kStar, 1, 1);
   const FieldLayout& layout = halo.layout;
   const Backend backend = backend_of(config.run.executor);
   const auto bytes = static_cast<std::size_t>(layout.field_elements()) * sizeof(T);
-  const CellSplit cells = split_update(update_box(grid, layout), layout, kStar);
-  const jacobi::Sweeps sweeps = jacobi::plan_sweeps(cells, layout, config);
+  const Box update = update_box(grid, layout);
+  const kernels::FixedColumns fixed = fixed_columns(grid, layout);
+  const jacobi::Sweeps sweeps =
+      jacobi::plan_sweeps(split_update(update, layout, kStar), layout, config, 1, fixed);
   jacobi::Buffers buffers(bytes, sweeps, backend);
   const std::vector<T> initial = initial_values<T>(config, grid, layout);
   const auto load_initial = [&] {
@@ -143,14 +164,25 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
                             .transport = config.run.transport,
                             .self_on_device = config.run.self_on_device,
                             .name = "halo"});
-  // Four frames, each built, instantiated and patched once: with and without the norm's nodes
-  // (steps without the norm pay nothing for it), each for both parities (even steps read a and
-  // write a_new, odd steps the other way round), so that no step patches anything.
-  std::array<std::array<Frame, 2>, 2> frames{
-      {{build_frame(false, 0, exchange, sweeps, buffers, config),
-        build_frame(false, 1, exchange, sweeps, buffers, config)},
-       {build_frame(true, 0, exchange, sweeps, buffers, config),
-        build_frame(true, 1, exchange, sweeps, buffers, config)}}};
+  // Each kind of frame built, instantiated and patched once for both field sets (set 0 reads a
+  // and writes a_new, set 1 the other way round; each frame moves the field to the other set),
+  // so that no step patches anything: one step, one step with the norm's nodes (steps without
+  // the norm pay nothing for it), and with two steps a frame the two-step sweeps take.
+  const auto kind_index = [](jacobi::FrameKind kind) { return static_cast<std::size_t>(kind); };
+  std::vector<std::array<Frame, 2>> frames;
+  const auto build_both = [&](jacobi::FrameKind kind, const jacobi::Sweeps& kind_sweeps) {
+    frames.push_back({build_frame(kind, 0, exchange, kind_sweeps, buffers, config),
+                      build_frame(kind, 1, exchange, kind_sweeps, buffers, config)});
+  };
+  build_both(jacobi::FrameKind::step, sweeps);
+  build_both(jacobi::FrameKind::step_with_norm, sweeps);
+  if (two_steps) {
+    build_both(
+        jacobi::FrameKind::two_steps,
+        jacobi::plan_sweeps(split_update(update, layout, kTwoSteps), layout, config, 2, fixed));
+  }
+  std::size_t current = 0;  // the field set holding the field: 0 a, 1 a_new
+  int done_steps = 0;       // steps launched since the start (or the restart)
 
   JacobiResult<T> result;
   result.process_grid = grid.process_grid();
@@ -185,21 +217,37 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
     *buffers.samples() = 0;
   };
   std::size_t norms_sampled = 0;  // the norms RunOptions::sample has been given
+  const auto norm_due = [&](int step, int steps) {
+    return config.norm_every > 0 && (step % config.norm_every == 0 || step == steps - 1);
+  };
   StepHooks hooks;
-  hooks.step = [&](int step, int steps, CUstream_st* stream) {
-    const bool norm = config.norm_every > 0 && (step % config.norm_every == 0 || step == steps - 1);
+  hooks.step = [&](int step, int steps, int most, CUstream_st* stream) {
+    const bool norm = norm_due(step, steps);
+    const bool pair = two_steps && !norm && most >= 2 && !norm_due(step + 1, steps);
+    const jacobi::FrameKind kind = pair   ? jacobi::FrameKind::two_steps
+                                   : norm ? jacobi::FrameKind::step_with_norm
+                                          : jacobi::FrameKind::step;
     if (norm && logged_steps.size() == jacobi::kNormLogCapacity) read_norms();
-    frames[norm ? 1 : 0][static_cast<std::size_t>(step % 2)].launch(stream);
+    frames[kind_index(kind)][current].launch(stream);
+    current ^= 1U;
     if (norm) logged_steps.push_back(step);
+    const int taken = pair ? 2 : 1;
+    done_steps = step + taken;
+    return taken;
   };
   hooks.settle = [&] {
     wait_all();
     read_norms();
   };
-  hooks.step_plan = &frames[0][0].plan();
-  hooks.frames = {&frames[0][0], &frames[0][1], &frames[1][0], &frames[1][1]};
+  // The frame the steady state runs most.
+  hooks.step_plan = &frames.back()[0].plan();
+  for (auto& pair : frames) {
+    for (Frame& frame : pair) hooks.frames.push_back(&frame);
+  }
   hooks.reset = [&] {
     load_initial();
+    current = 0;
+    done_steps = 0;
     result.norms.clear();
     norms_sampled = 0;
     logged_steps.clear();
@@ -208,7 +256,7 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
   // The reference's grid points: x = i / (nx - 1) over all nx columns, y = row / (ny - 1) for
   // the computed rows 1 to ny-2; y is periodic (row ny-1 is row 1 again). No physical time.
   hooks.output = [&](int done) {
-    const Buffer& current = done % 2 == 0 ? buffers.a : buffers.b;
+    const Buffer& field = current == 0 ? buffers.a : buffers.b;
     const double hx = 1.0 / static_cast<double>(config.nx - 1);
     const double hy = 1.0 / static_cast<double>(config.ny - 1);
     OwnedField out{.step = done,
@@ -225,7 +273,7 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
       out.samples[axis] = layout.owned[axis];
     }
     FieldArray a{.name = "a", .units = "dimensionless"};
-    for (const T value : owned_values<T>(current, layout)) {
+    for (const T value : owned_values<T>(field, layout)) {
       a.values.push_back(static_cast<double>(value));
     }
     out.arrays.push_back(std::move(a));
@@ -247,16 +295,22 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
     }
   };
   hooks.process_grid = grid.process_grid();
+  // A checkpoint after n steps holds the field in its first array when n is even, in its second
+  // when n is odd, whatever frames took the steps (a two-step frame moves the field to the other
+  // set once for two steps), so that it restarts the same under either steps_per_frame.
   hooks.save = [&] {
     std::vector<unsigned char> state(2 * bytes);
-    buffers.a.download(state.data(), bytes);
-    buffers.b.download(state.data() + bytes, bytes);
+    const bool swapped = current != static_cast<std::size_t>(done_steps % 2);
+    (swapped ? buffers.b : buffers.a).download(state.data(), bytes);
+    (swapped ? buffers.a : buffers.b).download(state.data() + bytes, bytes);
     return state;
   };
   hooks.load = [&](const std::vector<unsigned char>& state) {
     check_state_size("jacobi2d", state.size(), 2 * bytes);
     buffers.a.upload(state.data(), bytes);
     buffers.b.upload(state.data() + bytes, bytes);
+    done_steps = config.run.restart_step;
+    current = static_cast<std::size_t>(done_steps % 2);
     result.norms.clear();
     norms_sampled = 0;
     logged_steps.clear();
@@ -264,7 +318,7 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
   };
   result.times = run_timed_steps(config.run, communicator, hooks);
   if (config.run.gather) {
-    const Buffer& last = config.run.steps % 2 == 0 ? buffers.a : buffers.b;
+    const Buffer& last = current == 0 ? buffers.a : buffers.b;
     result.field = gather_global<T>(last, layout, grid,
                                     BoundedCollectives(communicator, config.run.exchange_timeout));
   }

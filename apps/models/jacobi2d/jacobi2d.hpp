@@ -31,6 +31,12 @@ struct JacobiConfig {
   //! and start fewer threads; shorter runs fill the GPU in more waves). At least 1. On an H200,
   //! 4 and 8 are fastest, within 2 % of each other (tools/bench-models sweeps 2 to 16).
   int rows_per_thread = 8;
+  //! Steps one frame takes where it can: 1, or 2 (temporal blocking: one sweep over memory takes
+  //! two steps, the first kept in registers; ghosts two cells deep, exchanged every other step).
+  //! With 2, a step that reports the norm, and a lone step before one or before a step the run
+  //! must see (an output, a checkpoint, the end), takes a frame of its own. Every step's values
+  //! are the same bits either way.
+  int steps_per_frame = 2;
   RunOptions run;
 };
 

@@ -1,5 +1,5 @@
-// jacobi2d's plans: the sweeps' launches, the run's buffers, and a step's plan for either field
-// set, with or without the norm's nodes.
+// jacobi2d's plans: the sweeps' launches (the two-step sweep's too), the run's buffers, and a
+// frame's plan for either field set: one step with or without the norm's nodes, or two steps.
 
 #include "jacobi2d_frames.hpp"
 
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "haloflow/error.hpp"
 #include "jacobi_kernels.hpp"
 
 namespace haloflow::models::jacobi {
@@ -20,14 +21,18 @@ constexpr unsigned kBlockWidth = 128;
 
 }  // namespace
 
-Sweeps plan_sweeps(const CellSplit& cells, const FieldLayout& layout, const JacobiConfig& config) {
+Sweeps plan_sweeps(const CellSplit& cells, const FieldLayout& layout, const JacobiConfig& config,
+                   int steps, kernels::FixedColumns fixed) {
   Sweeps s;
+  s.steps = steps;
+  s.fixed = fixed;
   const auto add = [&](const Box& box, std::string name) {
     const kernels::CellBox cell = cell_box(box, layout);
     s.names.push_back(std::move(name));
     s.boxes.push_back(cell);
     const auto rows = static_cast<unsigned>(config.rows_per_thread);
-    s.shapes.push_back(box_launch(cell, rows, kBlockWidth));
+    s.shapes.push_back(steps == 2 ? kernels::two_step_launch(cell, rows)
+                                  : box_launch(cell, rows, kBlockWidth));
     s.first_partial.push_back(s.partials);
     s.partials += static_cast<std::int64_t>(s.shapes.back().grid.volume());
   };
@@ -59,10 +64,19 @@ unsigned* Buffers::ticket() const {
 }
 
 template <class T>
-FramePlan step_plan(bool with_norm, std::size_t set, HaloExchange<T>& exchange,
-                    const Sweeps& sweeps, const Buffers& buffers) {
-  FramePlan plan(
-      fmt::format("jacobi2d{} {}", with_norm ? " with norm" : "", set == 0 ? "even" : "odd"));
+FramePlan frame_plan(FrameKind kind, std::size_t set, HaloExchange<T>& exchange,
+                     const Sweeps& sweeps, const Buffers& buffers) {
+  const int steps = kind == FrameKind::two_steps ? 2 : 1;
+  if (sweeps.steps != steps) {
+    throw Error(fmt::format("jacobi2d frame_plan: a frame of {} step(s) given sweeps of {}", steps,
+                            sweeps.steps));
+  }
+  const bool with_norm = kind == FrameKind::step_with_norm;
+  FramePlan plan(fmt::format("jacobi2d{} {}",
+                             kind == FrameKind::two_steps ? " two steps"
+                             : with_norm                  ? " with norm"
+                                                          : "",
+                             set == 0 ? "even" : "odd"));
   const ExchangeNodes halo = exchange.add_to(plan);
   const T* from = (set == 0 ? buffers.a : buffers.b).template as<const T>();
   T* to = (set == 0 ? buffers.b : buffers.a).template as<T>();
@@ -74,7 +88,10 @@ FramePlan step_plan(bool with_norm, std::size_t set, HaloExchange<T>& exchange,
       options.after = {halo.unpack};
     }
     sweep_names.push_back(options.name);
-    if (with_norm) {
+    if (kind == FrameKind::two_steps) {
+      plan.add_kernel(std::move(options), kernels::jacobi_two_step_kernel<T>(), sweeps.shapes[i],
+                      sweeps.boxes[i], from, to, sweeps.fixed);
+    } else if (with_norm) {
       plan.add_kernel(std::move(options), kernels::jacobi_norm_kernel<T>(), sweeps.shapes[i],
                       sweeps.boxes[i], from, to,
                       buffers.partials.as<double>() + sweeps.first_partial[i]);
@@ -93,9 +110,37 @@ FramePlan step_plan(bool with_norm, std::size_t set, HaloExchange<T>& exchange,
   return plan;
 }
 
-template FramePlan step_plan<float>(bool, std::size_t, HaloExchange<float>&, const Sweeps&,
-                                    const Buffers&);
-template FramePlan step_plan<double>(bool, std::size_t, HaloExchange<double>&, const Sweeps&,
+template FramePlan frame_plan<float>(FrameKind, std::size_t, HaloExchange<float>&, const Sweeps&,
                                      const Buffers&);
+template FramePlan frame_plan<double>(FrameKind, std::size_t, HaloExchange<double>&, const Sweeps&,
+                                      const Buffers&);
 
 }  // namespace haloflow::models::jacobi
+
+namespace haloflow::kernels {
+namespace {
+
+// The two-step sweep's blocks: 4 warps wide (120 columns written), 2 rows of threads tall, as the
+// one-step sweep's 128 x 2.
+constexpr unsigned kTwoStepWarps = 4;
+constexpr unsigned kTwoStepHeight = 2;
+
+}  // namespace
+
+LaunchShape two_step_launch(const CellBox& box, unsigned rows_per_thread) {
+  if (box.nx < 1 || box.ny < 1 || rows_per_thread < 1) {
+    throw Error(fmt::format(
+        "two_step_launch: a box of {} x {} cells with {} rows per thread is not allowed; expected "
+        "at least one cell per axis and one row per thread",
+        box.nx, box.ny, rows_per_thread));
+  }
+  constexpr std::int64_t kGridLimit = 65535;  // CUDA's limit on grid.y
+  constexpr std::int64_t kColumns = std::int64_t{kTwoStepWarps} * kTwoStepColumnsPerWarp;
+  const std::int64_t columns = (box.nx + kColumns - 1) / kColumns;
+  const std::int64_t band = std::int64_t{kTwoStepHeight} * rows_per_thread;
+  const std::int64_t rows = std::min((box.ny + band - 1) / band, kGridLimit);
+  return LaunchShape{.grid = {static_cast<unsigned>(columns), static_cast<unsigned>(rows), 1},
+                     .block = {kTwoStepWarps * 32, kTwoStepHeight, 1}};
+}
+
+}  // namespace haloflow::kernels

@@ -1,8 +1,9 @@
 #pragma once
 // jacobi2d's frames as plans: the buffers a run sweeps, the sweeps' boxes and launches, and the
-// plan of a step (the halo exchange of the field read, the interior sweep in the bulk lane, the
+// plan of a frame (the halo exchange of the field read, the interior sweep in the bulk lane, the
 // boundary sweeps after the unpack; with the norm, the sweeps' block sums and the node that logs
-// their total). Plain data here; jacobi2d.cpp makes Frames of them and steps them.
+// their total; or the same with sweeps that take two steps at once). Plain data here; jacobi2d.cpp
+// makes Frames of them and steps them.
 
 #include <cstddef>
 #include <cstdint>
@@ -30,11 +31,15 @@ struct Sweeps {
   std::vector<LaunchShape> shapes;          //!< one run of rows per thread, with or without norm
   std::vector<std::int64_t> first_partial;  //!< each norm sweep's first slot in the partials
   std::int64_t partials = 0;                //!< slots in all
+  int steps = 1;                            //!< steps each sweep takes: 1, or 2 (two_step_launch)
+  kernels::FixedColumns fixed;              //!< what the two-step sweeps keep as it is
 };
 
-//! The interior's and each boundary slab's sweep, `config.rows_per_thread` rows per thread.
+//! The interior's and each boundary slab's sweep, `config.rows_per_thread` rows per thread, each
+//! taking `steps` steps (1 or 2) of a rank whose fixed columns are `fixed`.
 [[nodiscard]] Sweeps plan_sweeps(const CellSplit& cells, const FieldLayout& layout,
-                                 const JacobiConfig& config);
+                                 const JacobiConfig& config, int steps,
+                                 kernels::FixedColumns fixed);
 
 //! The run's buffers: the two fields, the norm sweeps' per-block sums, the finishing node's
 //! scratch (its blocks' sums, then its ticket, 0 between launches) and the norm log (pinned: the
@@ -52,10 +57,14 @@ struct Buffers {
   [[nodiscard]] unsigned* ticket() const;
 };
 
-//! The step's plan for field set `set` (0: read a, write b; 1: the other way round), with or
-//! without the norm's nodes.
+//! What a frame does: one step, one step and its norm, or two steps (the sweeps of a
+//! plan_sweeps(..., 2, ...); no norm).
+enum class FrameKind { step, step_with_norm, two_steps };
+
+//! The plan of a frame of `kind` for field set `set` (0: read a, write b; 1: the other way round).
+//! \throws Error when `sweeps` take another number of steps than `kind`.
 template <class T>
-[[nodiscard]] FramePlan step_plan(bool with_norm, std::size_t set, HaloExchange<T>& exchange,
-                                  const Sweeps& sweeps, const Buffers& buffers);
+[[nodiscard]] FramePlan frame_plan(FrameKind kind, std::size_t set, HaloExchange<T>& exchange,
+                                   const Sweeps& sweeps, const Buffers& buffers);
 
 }  // namespace haloflow::models::jacobi

@@ -21,9 +21,9 @@ class Jacobi2dModel final : public Model {
   void read_section(JsonFields& fields, const nlohmann::json& section,
                     const std::string& /*case_name*/) override {
     const std::string at = "/jacobi2d";
-    fields.only_keys(
-        section, at,
-        {"nx", "ny", "norm_every", "print_every", "precision", "split", "rows_per_thread"});
+    fields.only_keys(section, at,
+                     {"nx", "ny", "norm_every", "print_every", "precision", "split",
+                      "rows_per_thread", "steps_per_frame"});
     JacobiConfig& c = settings_.config;
     c.nx = fields.integer(section, at + "/nx", 16384, 3, kMaxAxis);
     c.ny = fields.integer(section, at + "/ny", 16384, 3, kMaxAxis);
@@ -41,6 +41,7 @@ class Jacobi2dModel final : public Model {
         static_cast<int>(fields.integer(section, at + "/print_every", 100, 0, kMaxSteps));
     c.rows_per_thread =
         static_cast<int>(fields.integer(section, at + "/rows_per_thread", 8, 1, 65536));
+    c.steps_per_frame = static_cast<int>(fields.integer(section, at + "/steps_per_frame", 2, 1, 2));
   }
 
   [[nodiscard]] bool steps_in_time() const override { return true; }
@@ -58,7 +59,7 @@ class Jacobi2dModel final : public Model {
                                        .cells = {c.nx, c.ny - 2, 1},  // the copy rows are halo
                                        .rows_only = c.split == 1,
                                        .cells_per_rank = 1,
-                                       .ghost_cells = 2,
+                                       .ghost_cells = 2 * c.steps_per_frame,
                                        .fields = 2,  // a and a_new
                                        .precision = settings_.precision,
                                        .copy_rows_in_y = true},
@@ -75,7 +76,8 @@ class Jacobi2dModel final : public Model {
             {"split", c.split == 2 ? "2d" : "1d"},
             {"norm_every", c.norm_every},
             {"print_every", settings_.print_every},
-            {"rows_per_thread", c.rows_per_thread}};
+            {"rows_per_thread", c.rows_per_thread},
+            {"steps_per_frame", c.steps_per_frame}};
   }
 
   [[nodiscard]] std::string sizes() const override {

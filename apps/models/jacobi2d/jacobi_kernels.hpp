@@ -26,6 +26,32 @@ using JacobiKernel = KernelRef<CellBox, const T*, T*, double*>;
 template <class T>
 JacobiKernel<T> jacobi_kernel();
 
+//! The columns of a rank's field that hold the problem's fixed values (local x indices, ghosts
+//! included; -1: this rank holds no such column), which a two-step sweep keeps as they are when
+//! it computes the first step around its box.
+struct FixedColumns {
+  std::int64_t left = -1;   //!< global column 0
+  std::int64_t right = -1;  //!< global column nx-1
+};
+
+//! (box, a, a_new, fixed): two Jacobi steps in one pass over memory (temporal blocking): a_new =
+//! the sweep applied twice to `a` over `box`, the first step computed in registers over the box
+//! and one ring of cells around it (so `a` must be valid two cells around the box: ghosts two
+//! deep), its values never stored. Each value is the one two jacobi_kernel sweeps give, bit for
+//! bit (the same sums in the same order). Launch: two_step_launch.
+template <class T>
+using JacobiTwoStepKernel = KernelRef<CellBox, const T*, T*, FixedColumns>;
+template <class T>
+JacobiTwoStepKernel<T> jacobi_two_step_kernel();
+
+//! Columns of `box` one warp of the two-step sweep writes: its 32 lanes compute the first step
+//! over 32 columns and the second over the 30 inside them.
+inline constexpr int kTwoStepColumnsPerWarp = 30;
+
+//! The two-step sweep's launch over `box`: blocks of 128 x 2 threads (120 columns each), each
+//! thread walking a run of about `rows_per_thread` rows. \throws Error for an empty box.
+[[nodiscard]] LaunchShape two_step_launch(const CellBox& box, unsigned rows_per_thread);
+
 //! The longest run of rows whose squared updates a GPU thread of the norm sweep sums in T (float:
 //! a relative error of at most this many float roundings, 2^-24 each, so the GPU's norm agrees
 //! with a sum in double to that and n double roundings for n cells); longer runs are summed in

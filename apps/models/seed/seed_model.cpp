@@ -157,9 +157,10 @@ class SeedModel final : public Model {
     SeedFrame seed_frame = build_seed_frame(seed_, backend_of(options.executor));
     Frame frame(seed_frame.plan, options.executor, options.frame_options());
     StepHooks hooks;
-    hooks.step = [&](int /*step*/, int /*steps*/, CUstream_st* stream) {
+    hooks.step = [&](int /*step*/, int /*steps*/, int /*most*/, CUstream_st* stream) {
       patch_seed_fluxes(seed_, seed_frame, frame);
       frame.launch(stream);
+      return 1;
     };
     hooks.settle = [&] { frame.wait(); };
     hooks.reset = [] {};  // the fluxes only apply sin() again: nothing to set back

@@ -64,17 +64,22 @@ struct StepSample {
   std::optional<double> error_rms;
 };
 
-//! \brief Watches a run's frames and timed steps: `haloflow replay` records them. Called on every
-//! rank, from the thread that runs the steps.
+//! The most steps one frame of any model takes (jacobi2d's two-step sweep): a run of N frames
+//! needs at most N times this many steps.
+inline constexpr int kMostStepsPerFrame = 2;
+
+//! \brief Watches a run's frames as the timed steps launch them: `haloflow replay` records them.
+//! Called on every rank, from the thread that runs the steps. The timed run's frames are counted
+//! from 0; a frame may take several steps (kMostStepsPerFrame).
 class StepObserver {
  public:
   virtual ~StepObserver() = default;
   //! Every frame the model built, once, after they are all built and before the warm-up.
   virtual void frames_ready(const std::vector<Frame*>& frames) = 0;
-  //! Timed step `step` is about to be patched and launched.
-  virtual void step_begins(int step) = 0;
-  //! Timed step `step` has finished: every frame it launched was waited for.
-  virtual void step_ends(int step) = 0;
+  //! The timed run's frame `frame` is about to be patched and launched.
+  virtual void frame_begins(int frame) = 0;
+  //! Frame `frame` has finished: it was waited for.
+  virtual void frame_ends(int frame) = 0;
 };
 
 struct RunOptions {
@@ -136,6 +141,9 @@ struct RunOptions {
   //! Sees every frame and timed step (replay); each timed step then ends with a wait for its
   //! frames, so the observer sees it finished. Null: nothing watches, nothing waits.
   StepObserver* observer = nullptr;
+  //! The timed run ends after this many frames even if steps are left (replay asks for the frames
+  //! it records, whatever steps they take); 0: no limit.
+  int frames_limit = 0;
   //! Shown every frame the model built, once, before the warm-up (--dot); nothing waits for it.
   std::function<void(const std::vector<Frame*>& frames)> frames_built;
 

@@ -48,6 +48,19 @@ OverlapTimes measure_overlap(const FramePlan& plan, ExecutorKind executor, int r
                       .hidden = hidden_fraction(slowest[0], slowest[1], slowest[2])};
 }
 
+namespace {
+
+//! The steps a model's frame took, checked against what it was allowed.
+int frame_steps(int taken, int most) {
+  if (taken < 1 || taken > most) {
+    throw Error(
+        fmt::format("a model's frame took {} steps where 1 to {} were allowed", taken, most));
+  }
+  return taken;
+}
+
+}  // namespace
+
 StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const StepHooks& hooks) {
   // One stream for the warm-up and the timed steps: a frame's last launch stream must outlive
   // the run (settle() waits on it).
@@ -70,7 +83,10 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
   if (restart) {
     hooks.load(run.restart_state);
   } else if (run.warmup > 0 || overlap.measured) {
-    for (int step = 0; step < run.warmup; ++step) hooks.step(step, run.warmup, clock.stream());
+    for (int step = 0; step < run.warmup;) {
+      const int most = run.warmup - step;
+      step += frame_steps(hooks.step(step, run.warmup, most, clock.stream()), most);
+    }
     clock.synchronize();
     hooks.settle();
     hooks.reset();
@@ -86,23 +102,32 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
     if (finished > reported) run.progress(finished, run.steps);
     reported = std::max(reported, finished);
   };
-  for (int step = first; step < run.steps; ++step) {
+  const bool checkpoints = run.checkpoint && hooks.save && run.checkpoint_every > 0;
+  const bool outputs = run.output && hooks.output && run.output_every > 0;
+  int frame = 0;
+  int step = first;
+  while (step < run.steps && (run.frames_limit == 0 || frame < run.frames_limit)) {
+    // The next boundary the loop must see: a frame may take several steps up to there.
+    int next = run.steps;
+    if (checkpoints)
+      next = std::min(next, (step / run.checkpoint_every + 1) * run.checkpoint_every);
+    if (outputs) next = std::min(next, (step / run.output_every + 1) * run.output_every);
     clock.mark(step - first);
-    if (run.observer != nullptr) run.observer->step_begins(step);
-    hooks.step(step, run.steps, clock.stream());
+    if (run.observer != nullptr) run.observer->frame_begins(frame);
+    const int taken =
+        frame_steps(hooks.step(step, run.steps, next - step, clock.stream()), next - step);
     if (run.observer != nullptr) {
       clock.synchronize();
       hooks.settle();
-      run.observer->step_ends(step);
+      run.observer->frame_ends(frame);
     }
-    const int done = step + 1;
+    const int done = step + taken;
     if (run.sample && hooks.sample) hooks.sample(done);
     if (run.progress) {
-      if (done % every == 0 || done == run.steps) clock.note_launched(done - first);
+      if (done / every > step / every || done == run.steps) clock.note_launched(done - first);
       report_progress();
     }
-    if (run.checkpoint && hooks.save && run.checkpoint_every > 0 &&
-        done % run.checkpoint_every == 0) {
+    if (checkpoints && done % run.checkpoint_every == 0) {
       clock.synchronize();
       hooks.settle();
       run.checkpoint(done, hooks.save());
@@ -113,8 +138,10 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
       hooks.settle();
       hooks.output(done);
     }
+    step = done;
+    ++frame;
   }
-  clock.mark(run.steps - first);
+  clock.mark(step - first);
   clock.synchronize();
   hooks.settle();
   const double total =
@@ -122,7 +149,7 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
   if (run.progress) report_progress();
   StepTimes times;
   static_cast<haloflow::StepTimes&>(times) =
-      slowest_rank(summarize_steps(clock.step_seconds(), run.steps - first, total), communicator,
+      slowest_rank(summarize_steps(clock.step_seconds(), step - first, total), communicator,
                    run.exchange_timeout);
   times.overlap = overlap;
   return times;

@@ -20,9 +20,12 @@ struct CUstream_st;
 namespace haloflow::models {
 
 struct StepHooks {
-  //! Patches and launches step `step` of `steps` (the warm-up's or the timed run's) on `stream`
-  //! (null under the host executor).
-  std::function<void(int step, int steps, CUstream_st* stream)> step;
+  //! Patches and launches the frame that begins with step `step` of `steps` (the warm-up's or the
+  //! timed run's) on `stream` (null under the host executor), and returns how many steps it took:
+  //! 1 to `most`. `most` >= 1 is the steps left before the loop must see the state between two
+  //! steps (the end, an output, a checkpoint, a recorded step), so a model that can take several
+  //! steps in one frame (jacobi2d's two-step sweep) takes at most that many.
+  std::function<int(int step, int steps, int most, CUstream_st* stream)> step;
   //! Waits for every frame of the model, so that failures of queued frames are reported.
   std::function<void()> settle;
   //! Sets the fields back to the initial state (after the warm-up).

@@ -35,11 +35,13 @@ class StepClock {
   //! that frames run in launch order whichever of them is launched.
   [[nodiscard]] CUstream_st* stream() const;
   //! \brief The boundary before step `step` (`step` == steps: after the last); later marks are
-  //! ignored.
+  //! ignored. A frame that takes several steps marks only the boundary before its first.
   void mark(int step);
   //! \brief Waits for everything launched on the stream.
   void synchronize();
-  //! \brief Seconds between consecutive marks. \pre synchronize() after the last mark.
+  //! \brief Seconds of each step up to the last mark: between consecutive marks, each step of a
+  //! frame that took k steps (marks k apart) a k-th of its time. \pre synchronize() after the last
+  //! mark; step 0 marked.
   [[nodiscard]] std::vector<double> step_seconds() const;
 
   //! \brief Notes that `done` steps are launched: a marker on the stream (no timing, no wait), so
