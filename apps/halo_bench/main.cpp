@@ -6,6 +6,8 @@
 //   mpiexec -n 2 haloflow_halo_bench [--cells 16384] [--rows N] [--frames 200] [--executor graph]
 //       [--handoff auto|host-node|proxy] [--staging auto|copies|mapped] [--transport auto|mpi|nccl]
 //       [--self-exchange device|mpi]   (mpi: one rank sends its halos to itself through MPI)
+//       [--tables inline|device]   (the halo kernels' segments and field pointers in their
+//                          parameters, the default, or in device memory: what inlining saves)
 //       [--x-boundary periodic|physical]   (periodic, the default: every rank is also its own
 //                          neighbour along x, so it exchanges four halos, two of them columns;
 //                          physical: only the two rows along y, what a rank of a 1D split has)
@@ -49,6 +51,7 @@ struct Options {
   std::string transport = "auto";
   std::string self_exchange = "device";
   std::string x_boundary = "periodic";
+  std::string tables = "inline";  //!< ExchangeOptions::inline_tables: "inline" or "device"
   bool breakdown = false;
   std::string cuda_dot;  //!< where rank 0 writes the chain's CUDA graph (graph executor)
 };
@@ -103,11 +106,15 @@ int run(const Options& options, int rank, int ranks) {
   if (!handoff) {
     throw Error(fmt::format("--handoff {}: expected auto, host-node or proxy", options.handoff));
   }
+  if (options.tables != "inline" && options.tables != "device") {
+    throw Error(fmt::format("--tables {}: expected inline or device", options.tables));
+  }
   HaloExchange<double> exchange(halo, MPI_COMM_WORLD, {{a.as<double>()}, {b.as<double>()}}, backend,
                                 {.timeout = std::chrono::seconds(30),
                                  .transport = *transport,
                                  .staging = staging_from(options.staging),
-                                 .self_on_device = options.self_exchange == "device"});
+                                 .self_on_device = options.self_exchange == "device",
+                                 .inline_tables = options.tables == "inline"});
   const CellSplit split = split_owned_cells(layout, stencil);
   const std::int64_t stride = layout.extent()[0];
 
@@ -195,7 +202,7 @@ int run(const Options& options, int rank, int ranks) {
     std::printf(
         "halo bench: %d ranks, %lld x %lld cells per rank, face %lld cells (%lld bytes per "
         "message), %zu messages per rank (x boundary %s), %s executor, %s transport, handoff %s, "
-        "staging %s, self exchange %s, %d frames\n"
+        "staging %s, self exchange %s, tables %s, %d frames\n"
         "frame %.1f us, interior alone %.1f us, communication chain alone %.1f us, chain hidden "
         "%.1f %% (slowest rank: frame %.1f, interior %.1f, chain %.1f)\n"
         "back to back, per frame: frame %.1f us, interior alone %.1f us, communication chain "
@@ -205,8 +212,9 @@ int run(const Options& options, int rank, int ranks) {
         exchange.remote_messages(), options.x_boundary.c_str(), options.executor.c_str(),
         std::string(to_string(exchange.transport())).c_str(), options.handoff.c_str(),
         std::string(staging_name(exchange.staging())).c_str(), options.self_exchange.c_str(),
-        options.frames, frame, inside, chain, 100 * hidden_fraction(frame, inside, chain),
-        slowest[0], slowest[1], slowest[2], slowest[3], slowest[4], slowest[5]);
+        exchange.tables_inline() ? "inline" : "device", options.frames, frame, inside, chain,
+        100 * hidden_fraction(frame, inside, chain), slowest[0], slowest[1], slowest[2], slowest[3],
+        slowest[4], slowest[5]);
   }
   if (options.breakdown) {
     // The chain's pieces, each frame alone and back to back (no patching): what a handoff and
@@ -277,6 +285,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--transport") == 0) options.transport = argv[i + 1];
     if (std::strcmp(argv[i], "--self-exchange") == 0) options.self_exchange = argv[i + 1];
     if (std::strcmp(argv[i], "--x-boundary") == 0) options.x_boundary = argv[i + 1];
+    if (std::strcmp(argv[i], "--tables") == 0) options.tables = argv[i + 1];
     if (std::strcmp(argv[i], "--breakdown") == 0) options.breakdown = std::atoi(argv[i + 1]) != 0;
     if (std::strcmp(argv[i], "--cuda-dot") == 0) options.cuda_dot = argv[i + 1];
   }

@@ -103,12 +103,16 @@ struct HaloExchange<T>::State {
   std::vector<RemoteMessage> remote;  // to and from other ranks, in plan order
   std::int64_t send_elements = 0;     // of the remote messages
   std::int64_t receive_elements = 0;
-  std::vector<Buffer> pointer_tables;  // per field set: the fields' device pointers
+  std::vector<std::vector<T*>> field_sets;  // as given: what use_field_set puts inline
+  // Per field set, the pointers in device memory: only when they do not fit in FieldTable.
+  std::vector<Buffer> pointer_tables;
+  // The kernels' segment lists as passed; each one's device table only when it does not fit.
+  HaloSegments send_list;
+  HaloSegments receive_list;
+  HaloCopySegments self_list;
   Buffer send_segments;
   Buffer receive_segments;
   Buffer self_runs;
-  int send_segment_count = 0;
-  int receive_segment_count = 0;
   int self_run_count = 0;
   std::int64_t self_elements = 0;
   Buffer device_send;  // copies staging only
@@ -128,8 +132,13 @@ struct HaloExchange<T>::State {
 
   [[nodiscard]] FieldTable<T> table(std::size_t set) const {
     const Index3 extent = plan.layout.extent();
-    return FieldTable<T>{pointer_tables.at(set).template as<T* const>(), extent[0],
-                         extent[0] * extent[1]};
+    FieldTable<T> view{.stride_y = extent[0], .stride_z = extent[0] * extent[1]};
+    if (pointer_tables.empty()) {
+      std::ranges::copy(field_sets.at(set), view.fields);
+    } else {
+      view.table = pointer_tables.at(set).template as<T* const>();
+    }
+    return view;
   }
   [[nodiscard]] HaloBuffer<T> send_buffer() const {
     const bool mapped = staging == Staging::mapped;
@@ -212,6 +221,22 @@ Buffer device_copy_of(const std::vector<Item>& items, std::string name, Backend 
   return buffer;
 }
 
+//! The kernels' view of `segments`: inline when they fit (and `inline_tables`), else a device
+//! table, which is then stored in `table`.
+template <class Segment>
+HaloSegmentList<Segment> list_of(const std::vector<Segment>& segments, bool inline_tables,
+                                 Buffer& table, std::string name, Backend backend) {
+  HaloSegmentList<Segment> list;
+  list.count = static_cast<int>(segments.size());
+  if (inline_tables && segments.size() <= static_cast<std::size_t>(kInlineHaloSegments)) {
+    std::ranges::copy(segments, list.items);
+  } else {
+    table = device_copy_of(segments, std::move(name), backend);
+    list.table = table.template as<const Segment>();
+  }
+  return list;
+}
+
 int message_bytes(const HaloMessage& message, std::size_t element_size, std::string_view context) {
   const auto bytes = message.elements * static_cast<std::int64_t>(element_size);
   if (bytes > INT_MAX) {
@@ -262,8 +287,13 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
       throw Error(fmt::format("{}: field set {} has {} fields; the halo plan has {}", s.context,
                               set, field_sets[set].size(), s.plan.layout.fields));
     }
-    s.pointer_tables.push_back(device_copy_of(
-        field_sets[set], fmt::format("{} field set {}", s.options.name, set), backend));
+  }
+  s.field_sets = std::move(field_sets);
+  if (!s.options.inline_tables || s.plan.layout.fields > kInlineHaloFields) {
+    for (std::size_t set = 0; set < s.field_sets.size(); ++set) {
+      s.pointer_tables.push_back(device_copy_of(
+          s.field_sets[set], fmt::format("{} field set {}", s.options.name, set), backend));
+    }
   }
 
   // Messages a rank sends itself are copied on the device; the others go through MPI.
@@ -282,7 +312,8 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
   const auto runs = self_runs_of(s.plan, self);
   s.self_run_count = static_cast<int>(runs.size());
   for (const HaloMessage* message : self) s.self_elements += message->elements;
-  s.self_runs = device_copy_of(runs, s.options.name + " self copy runs", backend);
+  s.self_list = list_of(runs, s.options.inline_tables, s.self_runs,
+                        s.options.name + " self copy runs", backend);
 
   const auto send_bytes = static_cast<std::size_t>(s.send_elements) * sizeof(T);
   const auto receive_bytes = static_cast<std::size_t>(s.receive_elements) * sizeof(T);
@@ -308,10 +339,10 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
   }
   const auto send = segments_of(s.remote, s.plan.layout.fields, true);
   const auto receive = segments_of(s.remote, s.plan.layout.fields, false);
-  s.send_segment_count = static_cast<int>(send.size());
-  s.receive_segment_count = static_cast<int>(receive.size());
-  s.send_segments = device_copy_of(send, s.options.name + " send segments", backend);
-  s.receive_segments = device_copy_of(receive, s.options.name + " receive segments", backend);
+  s.send_list = list_of(send, s.options.inline_tables, s.send_segments,
+                        s.options.name + " send segments", backend);
+  s.receive_list = list_of(receive, s.options.inline_tables, s.receive_segments,
+                           s.options.name + " receive segments", backend);
   if (s.staging == Staging::copies) {
     s.device_send = Buffer(Memory::device, send_bytes, s.options.name + " send (device)", backend);
     s.device_receive =
@@ -391,17 +422,15 @@ ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> 
     self_copy = prefix + ".self";
     plan.add_kernel({.name = self_copy, .lane = comm, .after = after}, halo_self_copy_kernel<T>(),
                     self_copy_launch(s.self_elements, s.options),
-                    static_cast<std::size_t>(s.self_elements),
-                    s.self_runs.template as<const HaloCopySegment>(), s.self_run_count, s.table(0));
+                    static_cast<std::size_t>(s.self_elements), s.self_list, s.table(0));
     names.self = self_copy;
     if (s.remote.empty()) {
       return {self_copy, self_copy, self_copy, self_copy, self_copy, self_copy};
     }
   }
   plan.add_kernel({.name = names.pack, .lane = comm, .after = std::move(after)},
-                  halo_pack_kernel<T>(), shape, s.pack_count(),
-                  s.send_segments.template as<const HaloSegment>(), s.send_segment_count,
-                  s.table(0), s.send_buffer());
+                  halo_pack_kernel<T>(), shape, s.pack_count(), s.send_list, s.table(0),
+                  s.send_buffer());
   if (s.transport == Transport::nccl) {
     // Device to device: the sends and receives are the exchange node, in the frame's graph.
     names.download = names.pack;
@@ -440,33 +469,29 @@ void HaloExchange<T>::add_unpack(FramePlan& plan, const ExchangeNodes& names,
   std::vector<std::string> after = {names.upload};
   if (!self_copy.empty()) after.push_back(self_copy);  // the last node joins both
   plan.add_kernel({.name = names.unpack, .lane = Lane::communication, .after = std::move(after)},
-                  halo_unpack_kernel<T>(), shape, s.unpack_count(),
-                  s.receive_segments.template as<const HaloSegment>(), s.receive_segment_count,
-                  s.table(0), s.receive_buffer());
+                  halo_unpack_kernel<T>(), shape, s.unpack_count(), s.receive_list, s.table(0),
+                  s.receive_buffer());
 }
 
 template <class T>
 void HaloExchange<T>::use_field_set(Frame& frame, std::size_t set) {
   State& s = *state_;
-  if (set >= s.pointer_tables.size()) {
+  if (set >= s.field_sets.size()) {
     throw Error(fmt::format("{}: field set {} does not exist (it has {})", s.context, set,
-                            s.pointer_tables.size()));
+                            s.field_sets.size()));
   }
   const std::string& prefix = s.options.name;
+  // With inline pointers the new set's pointers are the patched values themselves.
   if (s.self_run_count > 0) {
-    frame.update(
-        KernelNode<std::size_t, const HaloCopySegment*, int, FieldTable<T>>{0, prefix + ".self"},
-        static_cast<std::size_t>(s.self_elements), s.self_runs.template as<const HaloCopySegment>(),
-        s.self_run_count, s.table(set));
+    frame.update(KernelNode<std::size_t, HaloCopySegments, FieldTable<T>>{0, prefix + ".self"},
+                 static_cast<std::size_t>(s.self_elements), s.self_list, s.table(set));
   }
   if (s.remote.empty()) return;
-  using BufferNode = KernelNode<std::size_t, const HaloSegment*, int, FieldTable<T>, HaloBuffer<T>>;
-  frame.update(BufferNode{0, prefix + ".pack"}, s.pack_count(),
-               s.send_segments.template as<const HaloSegment>(), s.send_segment_count, s.table(set),
+  using BufferNode = KernelNode<std::size_t, HaloSegments, FieldTable<T>, HaloBuffer<T>>;
+  frame.update(BufferNode{0, prefix + ".pack"}, s.pack_count(), s.send_list, s.table(set),
                s.send_buffer());
-  frame.update(BufferNode{0, prefix + ".unpack"}, s.unpack_count(),
-               s.receive_segments.template as<const HaloSegment>(), s.receive_segment_count,
-               s.table(set), s.receive_buffer());
+  frame.update(BufferNode{0, prefix + ".unpack"}, s.unpack_count(), s.receive_list, s.table(set),
+               s.receive_buffer());
 }
 
 template <class T>
@@ -562,7 +587,17 @@ const ExchangeOptions& HaloExchange<T>::options() const {
 }
 template <class T>
 std::size_t HaloExchange<T>::field_sets() const {
-  return state_->pointer_tables.size();
+  return state_->field_sets.size();
+}
+template <class T>
+bool HaloExchange<T>::tables_inline() const {
+  const State& s = *state_;
+  // A list no kernel is added for (no remote messages, or no self runs) is read by nobody.
+  const bool remote_inline =
+      s.remote.empty() || (s.send_list.table == nullptr && s.receive_list.table == nullptr);
+  const bool self_inline = s.self_run_count == 0 || s.self_list.table == nullptr;
+  const bool kernels = !s.remote.empty() || s.self_run_count > 0;
+  return !kernels || (s.pointer_tables.empty() && remote_inline && self_inline);
 }
 template <class T>
 Transport HaloExchange<T>::transport() const {

@@ -1,7 +1,8 @@
 // Run under mpiexec: exchanges ghost cells for many decompositions and checks that every ghost
 // cell holds exactly the value of the global cell it mirrors (values encode global indices),
 // for every way the halos can travel: staged through copies or mapped memory, a rank's halos to
-// itself on the device or through MPI, and under the graph executor both host-node lowerings.
+// itself on the device or through MPI, under the graph executor both host-node lowerings, and
+// the kernels' segment and pointer tables inline in their parameters or in device memory.
 //   haloflow_mpi_check [--executor host|graph|streams|serial] [--transport mpi|nccl]
 //   haloflow_mpi_check --transport nccl --expect-refusal 1   (ranks share a GPU: the nccl
 //                      transport must refuse with a message that says why)
@@ -53,15 +54,20 @@ struct Variant {
   //! ExchangeOptions::self_left_to_kernels along x: a rank alone along a periodic x leaves its x
   //! face ghosts untouched (its kernels would write them).
   bool x_left_to_kernels = false;
+  //! ExchangeOptions::inline_tables: false keeps every kernel table in device memory, the path
+  //! of exchanges too large to carry them in the kernels' parameters.
+  bool inline_tables = true;
 };
 
 std::string describe(const Variant& v) {
   if (v.transport == Transport::nccl) {
     return fmt::format("nccl, self {}", v.self_on_device ? "device" : "nccl");
   }
-  return fmt::format(
-      "{}, {}, self {}{}", to_string(v.handoff), v.staging == Staging::mapped ? "mapped" : "copies",
-      v.self_on_device ? "device" : "mpi", v.x_left_to_kernels ? ", x faces left to kernels" : "");
+  return fmt::format("{}, {}, self {}{}{}", to_string(v.handoff),
+                     v.staging == Staging::mapped ? "mapped" : "copies",
+                     v.self_on_device ? "device" : "mpi",
+                     v.x_left_to_kernels ? ", x faces left to kernels" : "",
+                     v.inline_tables ? "" : ", device tables");
 }
 
 std::vector<Variant> variants_for(ExecutorKind executor, Transport transport) {
@@ -85,6 +91,12 @@ std::vector<Variant> variants_for(ExecutorKind executor, Transport transport) {
   variants.push_back({.transport = Transport::mpi,
                       .handoff = graph ? Handoff::proxy : Handoff::automatic,
                       .x_left_to_kernels = true});
+  for (const bool self_on_device : {true, false}) {
+    variants.push_back({.transport = Transport::mpi,
+                        .handoff = graph ? Handoff::proxy : Handoff::automatic,
+                        .self_on_device = self_on_device,
+                        .inline_tables = false});
+  }
   return variants;
 }
 
@@ -210,7 +222,8 @@ long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm wo
                            .staging = v.staging,
                            .self_on_device = v.self_on_device,
                            .self_left_to_kernels = {v.x_left_to_kernels, false, false},
-                           .name = name};
+                           .name = name,
+                           .inline_tables = v.inline_tables};
   };
   HaloExchange<double> exchange_a(halo, world, {first.pointers}, backend, options(0, "a"));
   HaloExchange<double> exchange_b(halo, world, {second.pointers}, backend, options(1, "b"));

@@ -28,7 +28,7 @@ namespace haloflow {
 //! box starting at `lower` with `extent` cells of field `field`, x fastest. Shared with kernels.
 struct HaloSegment {
   //! First buffer element of the run; segments are sorted by it, so a kernel thread finds its
-  //! segment by binary search.
+  //! segment as the last one that starts at or before its element.
   std::int64_t buffer_offset = 0;
   std::int64_t lower[3] = {0, 0, 0};   //!< first cell of the box, local index space with ghosts
   std::int64_t extent[3] = {1, 1, 1};  //!< cells of the box per axis, each >= 1
@@ -39,19 +39,54 @@ struct HaloSegment {
 //! `from` is copied to the ghost box at `to`, both `extent` cells of field `field`. Runs are
 //! numbered like buffer elements (from `offset` on) although no buffer holds them.
 struct HaloCopySegment {
-  std::int64_t offset = 0;             //!< first element of the run, for the binary search
+  std::int64_t offset = 0;             //!< first element of the run, sorted like buffer_offset
   std::int64_t from[3] = {0, 0, 0};    //!< first owned cell read
   std::int64_t to[3] = {0, 0, 0};      //!< first ghost cell written
   std::int64_t extent[3] = {1, 1, 1};  //!< cells per axis, each >= 1
   std::int32_t field = 0;              //!< which field of the set
 };
 
-//! \brief The kernels' view of where the fields live.
+//! \brief Segments a halo kernel carries in its parameters. 16 holds every exchange of the
+//! models (euler2d's 4 faces of 4 fields is the largest) while the largest parameter block, the
+//! self copy's (16 runs of 88 bytes), stays near 1.5 KB: far below CUDA's limit (4 KB, 32 KB
+//! from 12.1), and small, since the block is copied at every launch and every patch. The kernels
+//! scan the segments in a loop unrolled over this bound, so a larger one costs every element
+//! more compares.
+inline constexpr int kInlineHaloSegments = 16;
+//! \brief Field pointers a halo kernel carries in its parameters: 8 (64 bytes) holds every
+//! model's set (euler2d's 4 conserved fields the most).
+inline constexpr int kInlineHaloFields = 8;
+
+//! \brief The segments (or self copy runs) of one halo kernel, sorted by their first element.
+//! Passed by value: up to kInlineHaloSegments of them sit in `items`, in the kernel's parameter
+//! block (the constant bank), so a thread finds its segment with no load from global memory
+//! before it can touch the field. Those dependent loads (the search of a device table, then the
+//! pointer table) took about 0.7 us of the 15.5 us small-halo chain in a lab on an H200
+//! (docs/benchmarks.md). More segments than fit stay in a device table, searched there.
+template <class Segment>
+struct HaloSegmentList {
+  //! Device array of `count` segments when they do not fit in `items` (or inline tables are off,
+  //! ExchangeOptions::inline_tables); null: they are `items[0, count)`.
+  const Segment* table = nullptr;
+  int count = 0;                            //!< segments, >= 1 in a launched kernel
+  Segment items[kInlineHaloSegments] = {};  //!< the segments themselves, when `table` is null
+};
+//! \brief The pack's and unpack's segments.
+using HaloSegments = HaloSegmentList<HaloSegment>;
+//! \brief The self copy's runs.
+using HaloCopySegments = HaloSegmentList<HaloCopySegment>;
+
+//! \brief The kernels' view of where the fields live: by value like HaloSegmentList, the
+//! pointers themselves in `fields` when they fit, so the cell's address needs no load from a
+//! device array first. Switching field sets (HaloExchange::use_field_set) patches this value.
 template <class T>
 struct FieldTable {
-  T* const* fields = nullptr;  //!< device array: one pointer per field
-  std::int64_t stride_y = 0;   //!< elements between rows
-  std::int64_t stride_z = 0;   //!< elements between planes
+  //! Device array of one pointer per field when there are more than kInlineHaloFields (or inline
+  //! tables are off); null: the pointers are in `fields`.
+  T* const* table = nullptr;
+  T* fields[kInlineHaloFields] = {};  //!< one pointer per field, when `table` is null
+  std::int64_t stride_y = 0;          //!< elements between rows
+  std::int64_t stride_z = 0;          //!< elements between planes
 };
 
 //! \brief A halo buffer as the pack and unpack kernels see it: device memory, or pinned host
@@ -63,15 +98,15 @@ struct HaloBuffer {
   bool host_mapped = false;  //!< pinned host memory, accessed directly over PCIe
 };
 
-//! pack(elements, segments, segment count, fields, buffer): buffer[e] = the field cell of e.
+//! pack(elements, segments, fields, buffer): buffer[e] = the field cell of e.
 template <class T>
-KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, HaloBuffer<T>> halo_pack_kernel();
-//! unpack(elements, segments, segment count, fields, buffer): the field cell of e = buffer[e].
+KernelRef<std::size_t, HaloSegments, FieldTable<T>, HaloBuffer<T>> halo_pack_kernel();
+//! unpack(elements, segments, fields, buffer): the field cell of e = buffer[e].
 template <class T>
-KernelRef<std::size_t, const HaloSegment*, int, FieldTable<T>, HaloBuffer<T>> halo_unpack_kernel();
-//! self copy(elements, runs, run count, fields): each run's ghost box = its owned box.
+KernelRef<std::size_t, HaloSegments, FieldTable<T>, HaloBuffer<T>> halo_unpack_kernel();
+//! self copy(elements, runs, fields): each run's ghost box = its owned box.
 template <class T>
-KernelRef<std::size_t, const HaloCopySegment*, int, FieldTable<T>> halo_self_copy_kernel();
+KernelRef<std::size_t, HaloCopySegments, FieldTable<T>> halo_self_copy_kernel();
 
 //! \brief How the halos of the host-staged (mpi) transport reach the pinned host buffers MPI
 //! sends from and receives into.
@@ -137,6 +172,11 @@ struct ExchangeOptions {
   //! Blocks of the pack and unpack grid: few, so the communication kernels leave the bulk
   //! kernel most of the GPU.
   unsigned blocks = 264;
+  //! The kernels carry their segments and field pointers in their parameters where they fit
+  //! (kInlineHaloSegments, kInlineHaloFields), each table decided on its own; false: every table
+  //! in device memory, searched there (the path an exchange too large to fit takes), to compare
+  //! the two or test that path.
+  bool inline_tables = true;
 };
 
 //! \brief The node names an exchange added, so later nodes can depend on them. A step the chain
@@ -218,6 +258,10 @@ class HaloExchange {
   //! \brief How this exchange stages its host-staged halos (never `automatic`: as chosen; the
   //! nccl transport always uses device buffers, reported as `copies`).
   [[nodiscard]] Staging staging() const;
+  //! \brief True when every kernel of this exchange carries its segments and field pointers in
+  //! its parameters (as chosen at construction: ExchangeOptions::inline_tables, and each table
+  //! within kInlineHaloSegments or kInlineHaloFields); false when any reads a device table.
+  [[nodiscard]] bool tables_inline() const;
   //! \brief Messages that travel between ranks (those a rank copies to itself excluded).
   [[nodiscard]] std::size_t remote_messages() const;
   //! \brief The axes to cut the update along so that the interior reads no ghost that travels
