@@ -129,6 +129,8 @@ void FieldOutputs::write_vtk(const OwnedField& field) {
   try {
     files = outputs::write_vtk(out_ / "vtk", out_, name_, field, format_,
                                BoundedCollectives(MPI_COMM_WORLD, timeout_));
+  } catch (const CollectiveTimeout&) {
+    throw;  // a rank went silent: agreeing on it would wait out the timeout a second time
   } catch (const Error& error) {
     failure = error.what();
   }

@@ -46,7 +46,7 @@ class Recording final : public models::StepObserver {
       // CUDA writes this one itself (cudaGraphDebugDotPrint), so it is refused here unless
       // forced; the first frame's was checked before the run.
       const std::string path = cuda_dot_path(options_.dot_path, i);
-      outputs::refuse_existing(path, options_.force);
+      outputs::check_output_file(path, options_.force);
       write_cuda_graph_dot(*frames[i], path);
       written_.push_back(path);
     }
@@ -108,11 +108,11 @@ void check_outputs(const ReplayOptions& options, int frames, ExecutorKind kind,
   if (!options.window.empty()) (void)parse_window(options.window, frames);
   for (const std::string* path :
        {&options.trace_path, &options.timeline_path, &options.dot_path, &options.report_path}) {
-    if (!path->empty()) outputs::refuse_existing(*path, options.force);
+    if (!path->empty()) outputs::check_output_file(*path, options.force);
   }
   if (!options.dot_path.empty() && kind == ExecutorKind::graph) {
     for (std::size_t i = 0; i < frame_count; ++i) {
-      outputs::refuse_existing(cuda_dot_path(options.dot_path, i), options.force);
+      outputs::check_output_file(cuda_dot_path(options.dot_path, i), options.force);
     }
   }
 }

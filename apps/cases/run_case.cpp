@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -26,6 +27,8 @@
 #include "raw_field.hpp"
 #include "run_flags.hpp"
 #include "run_output.hpp"
+#include "run_place.hpp"
+#include "stop_signals.hpp"
 #include "written_files.hpp"
 
 namespace haloflow::cases {
@@ -46,24 +49,6 @@ bool same_directory(const std::filesystem::path& a, const std::filesystem::path&
   if (error) return false;
   const auto right = std::filesystem::weakly_canonical(b, error);
   return !error && left == right;
-}
-
-// The default directory is never reused: a later run of the same case gets runs/NAME.2, .3, ...
-// Rank 0 looks, every rank takes its answer.
-void choose_run_directory(CaseFile& c, bool force, const MpiSession& mpi) {
-  const BoundedCollectives world(MPI_COMM_WORLD, Seconds(c.run.timeout_s));
-  if (c.run.output_given || force) return;
-  if (mpi.world_rank() == 0) {
-    const std::string base = c.run.output;
-    for (int n = 2; std::filesystem::exists(c.run.output); ++n) {
-      c.run.output = fmt::format("{}.{}", base, n);
-    }
-  }
-  unsigned long long length = c.run.output.size();
-  world.broadcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, "the run directory's name (its length)");
-  c.run.output.resize(length);
-  world.broadcast(c.run.output.data(), static_cast<int>(length), MPI_CHAR, 0,
-                  "the run directory's name");
 }
 
 // Writes the plans of every frame a run builds as Graphviz DOT (--dot), rank 0.
@@ -108,6 +93,7 @@ struct RunPlan {
     o.measure_overlap = executor != ExecutorKind::host;
     o.progress_every = c.run.progress_every;
     o.exchange_timeout = Seconds(c.run.timeout_s);
+    o.stop_on_signal = true;
     const bool root = mpi.world_rank() == 0;
     const std::string what = !c.model->steps_in_time() ? "frames"
                              : choice.executors.size() > 1
@@ -164,22 +150,51 @@ double copy_bandwidth(bool have_gpu) {
   try {
     return models::measure_copy_bandwidth();
   } catch (const Error& error) {
-    fmt::print("haloflow: the copy bandwidth could not be measured ({}); no fraction is shown\n",
-               error.what());
+    outputs::print_out(fmt::format(
+        "haloflow: the copy bandwidth could not be measured ({}); no fraction is shown\n",
+        error.what()));
     return 0;
   }
 }
 
 void print_device(const std::optional<DeviceInfo>& device) {
   if (!device) return;
-  fmt::print("device {}: {} ({} SMs, {:.0f} GiB, stream priorities {} (low) to {} (high))\n",
-             device->ordinal, device->name, device->multiprocessors, device->memory_gib,
-             device->priority_lowest, device->priority_highest);
+  outputs::print_out(
+      fmt::format("device {}: {} ({} SMs, {:.0f} GiB, stream priorities {} (low) to {} (high))\n",
+                  device->ordinal, device->name, device->multiprocessors, device->memory_gib,
+                  device->priority_lowest, device->priority_highest));
+}
+
+// Rank 0 writes results.json into the run directory: at the start (status "running", which a
+// run killed outright leaves behind) and at the end.
+void write_results(const std::filesystem::path& out, nlohmann::json& results,
+                   outputs::WrittenFiles& written, bool last) {
+  results["files"] = written.json();  // every file but results.json itself
+  const std::string text = results.dump(2) + "\n";
+  outputs::write_output_file(out / "results.json", text, {.replace = true, .run_directory = out});
+  if (last) written.add({.path = out / "results.json", .bytes = text.size()});
+}
+
+// Rank 0, after a run failed: results.json says so (where the directory stays), best effort.
+void record_failure(const RunPlace& place, nlohmann::json& results, outputs::WrittenFiles& written,
+                    const std::string& error) {
+  if (place.replaces()) {
+    const std::string note = place.discard();
+    if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
+    return;
+  }
+  try {
+    results["status"] = "failed";
+    results["error"] = input::printable(error, 2000);
+    write_results(place.work(), results, written, false);
+  } catch (const std::exception&) {
+    // The failure itself is what the user is told; the marker stays "running".
+  }
 }
 
 }  // namespace
 
-int run_case(const RunFlags& flags, const MpiSession& mpi) {
+int run_case(const RunFlags& flags, MpiSession& mpi) {
   const bool root = mpi.world_rank() == 0;
   const RankPlacement placement = place_rank_on_device(MPI_COMM_WORLD);
   const bool have_gpu = placement.device >= 0;
@@ -191,7 +206,6 @@ int run_case(const RunFlags& flags, const MpiSession& mpi) {
       read_case_everywhere(flags.case_path, limits, mpi, case_timeout,
                            [&](nlohmann::json& root_json) { apply_flags(flags, root_json); });
   const Seconds timeout(c.run.timeout_s);
-  choose_run_directory(c, flags.force, mpi);
 
   ExecutorChoice choice;
   try {
@@ -199,18 +213,19 @@ int run_case(const RunFlags& flags, const MpiSession& mpi) {
   } catch (const Error& error) {
     throw CollectiveError(error.what());
   }
-  if (root && !choice.note.empty()) std::puts(choice.note.c_str());
+  if (root && !choice.note.empty()) outputs::print_out(choice.note + "\n");
   if (c.model->steps_in_time()) {
     if (c.run.warmup < 0) c.run.warmup = models::default_warmup(choice.executors.front());
     if (choice.executors.size() == 1) c.run.executor = to_string(choice.executors.front());
   }
 
-  const std::filesystem::path out = c.run.output;
+  // Every file the user named is checked before anything is made or run.
   on_root_everywhere(mpi, timeout, "checking the outputs", [&] {
-    if (!flags.json_path.empty()) outputs::refuse_existing(flags.json_path, flags.force);
-    if (!flags.dot_path.empty()) outputs::refuse_existing(flags.dot_path, flags.force);
-    if (!flags.dump.empty()) outputs::refuse_existing(flags.dump, flags.force);
-    if (!flags.restart.empty() && same_directory(flags.restart, out)) {
+    if (!flags.json_path.empty()) outputs::check_output_file(flags.json_path, flags.force);
+    if (!flags.dot_path.empty()) outputs::check_output_file(flags.dot_path, flags.force);
+    if (!flags.dump.empty()) outputs::check_output_file(flags.dump, flags.force);
+    if (!flags.restart.empty() && same_directory(flags.restart, c.run.output) &&
+        (c.run.output_given || flags.force)) {
       throw Error(
           fmt::format("--restart {} is also the run directory: the new run would replace "
                       "the checkpoints it continues from; choose another --out",
@@ -220,87 +235,135 @@ int run_case(const RunFlags& flags, const MpiSession& mpi) {
   // A refused restart is reported before anything is written.
   std::optional<Restart> restart;
   if (!flags.restart.empty()) restart = choose_restart(c, flags.restart, flags.restart_step, mpi);
-  on_root_everywhere(mpi, timeout, "preparing the run directory", [&] {
-    outputs::prepare_run_directory(out, flags.force);
-    if (flags.force) outputs::clear_previous_run(out);
-  });
+  const RunPlace place = RunPlace::prepare(c, flags, mpi, timeout);
+  const std::filesystem::path out = place.work();
   outputs::WrittenFiles written(out);
-  const auto started = std::filesystem::file_time_type::clock::now();
-  if (root) {
-    const std::string resolved = c.resolved().dump(2) + "\n";
-    outputs::write_output_file(out / "case.resolved.json", resolved,
-                               {.replace = true, .run_directory = out});
-    written.add({.path = out / "case.resolved.json", .bytes = resolved.size()});
-    print_device(device);
-    std::fflush(stdout);
-  }
   nlohmann::json results = {
       {"format_version", kResultsFormatVersion},
+      {"status", "running"},
+      {"started",
+       {{"date", outputs::utc_date_now()},
+        {"host", outputs::host_name()},
+        {"pid", static_cast<long>(::getpid())}}},
       {"case", c.name},
       {"model", c.model->name()},
       {"ranks", mpi.world_size()},
       {"versions", outputs::versions()},
       {"machine", outputs::machine_description(device ? device->name : "none")}};
+  on_root_everywhere(mpi, timeout, "starting the run directory", [&] {
+    outputs::print_out(place.note());
+    const std::string resolved = c.resolved().dump(2) + "\n";
+    outputs::write_output_file(out / "case.resolved.json", resolved,
+                               {.replace = true, .run_directory = out});
+    written.add({.path = out / "case.resolved.json", .bytes = resolved.size()});
+    write_results(out, results, written, false);
+  });
+  if (root) print_device(device);
 
-  RunPlan plan{.c = c, .choice = choice, .mpi = mpi, .first = {}, .progress = {}, .dot = nullptr};
-  if (!flags.dot_path.empty()) {
-    plan.dot = std::make_unique<DotWriter>(flags.dot_path, flags.force, written);
-  }
-  FieldOutputs fields(c, out, mpi, written);
-  if (c.model->steps_in_time()) {
-    fields.attach(plan.first);
-    plan.first.gather = !flags.dump.empty();
-    set_up_checkpoints(c, restart ? &*restart : nullptr, out, mpi, plan.first, results);
-  }
-  const models::RunRequest request{.executors = choice.executors,
-                                   .options = [&plan](std::size_t i) { return plan.options(i); }};
-  const auto result = c.model->run(request, MPI_COMM_WORLD);
-
-  if (root) {
-    const models::ReportOptions report_options{.copy_bandwidth = copy_bandwidth(have_gpu)};
-    results["machine"]["copy_bandwidth_Bps"] = report_options.copy_bandwidth > 0
-                                                   ? nlohmann::json(report_options.copy_bandwidth)
-                                                   : nlohmann::json();
-    const std::string report = result->report(report_options);
-    // A model said its header and per-step lines as it ran: the rest now.
-    const std::string rest = c.model->steps_in_time() ? result->closing(report_options) : report;
-    std::fputs(rest.c_str(), stdout);
-    result->add_to(results, report_options);
-    fields.add_to(results);
-    if (c.model->steps_in_time()) {
-      outputs::write_output_file(out / "model_output.txt", report,
-                                 {.replace = true, .run_directory = out});
-      written.add({.path = out / "model_output.txt", .bytes = report.size()});
-      results["model"]["report_file"] = "model_output.txt";
-      add_checkpoints(out, started, written);
+  try {
+    RunPlan plan{.c = c, .choice = choice, .mpi = mpi, .first = {}, .progress = {}, .dot = nullptr};
+    if (!flags.dot_path.empty()) {
+      plan.dot = std::make_unique<DotWriter>(flags.dot_path, flags.force, written);
     }
-    if (!flags.dump.empty() && c.model->steps_in_time()) {
-      fmt::print("{}\n", outputs::write_field_dump(flags.dump, result->field(), flags.force));
-      written.add({.path = flags.dump, .bytes = outputs::field_bytes(result->field())});
+    FieldOutputs fields(c, out, mpi, written);
+    const auto started = std::filesystem::file_time_type::clock::now();
+    try {
+      if (c.model->steps_in_time()) {
+        fields.attach(plan.first);
+        plan.first.gather = !flags.dump.empty();
+        set_up_checkpoints(c, restart ? &*restart : nullptr, out, mpi, plan.first, results);
+      }
+      const models::RunRequest request{
+          .executors = choice.executors,
+          .options = [&plan](std::size_t i) { return plan.options(i); }};
+      const auto result = c.model->run(request, MPI_COMM_WORLD);
+      const std::string failure = result->failure();
+      if (root) {
+        const models::ReportOptions report_options{.copy_bandwidth = copy_bandwidth(have_gpu)};
+        results["machine"]["copy_bandwidth_Bps"] =
+            report_options.copy_bandwidth > 0 ? nlohmann::json(report_options.copy_bandwidth)
+                                              : nlohmann::json();
+        const std::string report = result->report(report_options);
+        // A model said its header and per-step lines as it ran: the rest now.
+        outputs::print_out(c.model->steps_in_time() ? result->closing(report_options) : report);
+        result->add_to(results, report_options);
+        fields.add_to(results);
+        if (c.model->steps_in_time()) {
+          outputs::write_output_file(out / "model_output.txt", report,
+                                     {.replace = true, .run_directory = out});
+          written.add({.path = out / "model_output.txt", .bytes = report.size()});
+          results["model"]["report_file"] = "model_output.txt";
+          add_checkpoints(out, started, written);
+        }
+        if (!flags.dump.empty() && c.model->steps_in_time()) {
+          outputs::print_out(outputs::write_field_dump(flags.dump, result->field(), flags.force) +
+                             "\n");
+          written.add({.path = flags.dump, .bytes = outputs::field_bytes(result->field())});
+        }
+        if (!flags.json_path.empty()) {
+          const nlohmann::json& comparison =
+              results.contains("executor_comparison") ? results["executor_comparison"] : results;
+          const std::string text = comparison.dump(2) + "\n";
+          outputs::write_output_file(flags.json_path, text, {.replace = flags.force});
+          written.add({.path = flags.json_path, .bytes = text.size()});
+        }
+      }
+      if (!failure.empty()) throw Error(failure);
+      if (root) {
+        results["status"] = "complete";
+        results["finished"] = outputs::utc_date_now();
+        write_results(out, results, written, true);
+        const std::string note = place.complete();
+        written.relocate(place.out());
+        outputs::print_out(written.announcement());
+        if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
+      }
+    } catch (const models::Interrupted& stop) {
+      // Every rank stopped after the same frame: the run so far is whole, and says so.
+      if (root) {
+        results["status"] = "interrupted";
+        results["interrupted"] = {{"signal", models::signal_name(stop.signal())},
+                                  {"steps_done", stop.steps_done()},
+                                  {"steps", stop.steps()},
+                                  {"date", outputs::utc_date_now()}};
+        add_checkpoints(out, started, written);
+        write_results(out, results, written, true);
+        std::fprintf(stderr,
+                     "haloflow: %s; %s holds the run so far (results.json: interrupted)%s\n",
+                     stop.what(), input::printable(out.string(), 300).c_str(),
+                     place.replaces() ? fmt::format("; the previous run in {} is untouched",
+                                                    input::printable(place.out().string(), 300))
+                                            .c_str()
+                                      : "");
+      }
+      mpi.finish(timeout);
+      models::keep_output_open_for_launcher();
+      return 128 + stop.signal();
     }
-    if (!flags.json_path.empty()) {
-      const nlohmann::json& comparison =
-          results.contains("executor_comparison") ? results["executor_comparison"] : results;
-      const std::string text = comparison.dump(2) + "\n";
-      outputs::write_output_file(flags.json_path, text, {.replace = flags.force});
-      written.add({.path = flags.json_path, .bytes = text.size()});
-    }
-    results["files"] = written.json();  // every file but results.json itself
-    const std::string text = results.dump(2) + "\n";
-    outputs::write_output_file(out / "results.json", text, {.replace = true, .run_directory = out});
-    written.add({.path = out / "results.json", .bytes = text.size()});
-    std::fputs(written.announcement().c_str(), stdout);
+  } catch (const std::exception& error) {
+    // Local work only (no collective: a silent rank must not be waited for again).
+    if (root) record_failure(place, results, written, error.what());
+    throw;
   }
-  if (const std::string failure = result->failure(); !failure.empty()) throw Error(failure);
+  if (root && !outputs::console_failure().empty()) {
+    std::fprintf(stderr, "haloflow: %s; the run is complete: %s holds its results\n",
+                 outputs::console_failure().c_str(),
+                 input::printable(place.out().string(), 300).c_str());
+  }
+  mpi.finish(timeout);
   return 0;
 }
 
-int validate_case(const ValidateFlags& flags, const MpiSession& mpi) {
+int validate_case(const ValidateFlags& flags, MpiSession& mpi) {
   MachineLimits limits{.ranks = flags.ranks > 0 ? flags.ranks : mpi.world_size(),
                        .memory_gib = flags.memory_gib};
   if (limits.memory_gib <= 0) limits.memory_gib = memory_gib(current_device());
   const CaseFile c = read_case_everywhere(flags.case_path, limits, mpi, kDefaultTimeout);
-  if (mpi.world_rank() == 0) fmt::print("ok: {}: {}\n", flags.case_path, c.summary(limits));
+  if (mpi.world_rank() == 0) {
+    outputs::print_out(
+        fmt::format("ok: {}: {}\n", input::printable(flags.case_path, 300), c.summary(limits)));
+  }
+  mpi.finish(kDefaultTimeout);
   return 0;
 }
 

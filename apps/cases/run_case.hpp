@@ -11,10 +11,12 @@
 
 namespace haloflow::cases {
 
-//! Runs a case into a run directory, on every rank. \returns the exit status.
+//! Runs a case into a run directory, on every rank, and ends the MPI session (MpiSession::finish,
+//! bounded by the case's timeout). \returns the exit status: 0, or 128 + the signal when
+//! SIGINT/SIGTERM stopped it between frames (results.json says "interrupted").
 //! \throws CollectiveError for a bad case or a refused output (every rank alike), Error for a
 //! failed run.
-int run_case(const RunFlags& flags, const MpiSession& mpi);
+int run_case(const RunFlags& flags, MpiSession& mpi);
 
 struct ValidateFlags {
   std::string case_path;
@@ -23,6 +25,6 @@ struct ValidateFlags {
 };
 
 //! Checks a case file, every problem at once; 0 when valid.
-int validate_case(const ValidateFlags& flags, const MpiSession& mpi);
+int validate_case(const ValidateFlags& flags, MpiSession& mpi);
 
 }  // namespace haloflow::cases

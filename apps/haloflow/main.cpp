@@ -7,9 +7,12 @@
 
 #include <fmt/format.h>
 
+#include <sys/resource.h>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <thread>
 
@@ -21,6 +24,7 @@
 #include "printable.hpp"
 #include "replay.hpp"
 #include "run_case.hpp"
+#include "stop_signals.hpp"
 
 using haloflow::app::replay_command;
 using haloflow::app::show_info;
@@ -61,9 +65,29 @@ CLI::Validator finite_between(double low, double high, bool above_low) {
       fmt::format("NUMBER in {}{}, {}]", above_low ? "(" : "[", low, high));
 }
 
+// MPICH keeps the shared memory of the ranks of one node in files of several MiB, which a small
+// file size limit (ulimit -f) refuses: MPI could not even start. Under such a limit the ranks
+// talk through MPI's other transports instead (the user's own settings win).
+void keep_mpi_within_file_size_limit() {
+  constexpr rlim_t kEnough = rlim_t{256} << 20;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+      limit.rlim_cur >= kEnough) {
+    return;
+  }
+  setenv("UCX_TLS", "^posix", 0);
+  setenv("MPIR_CVAR_NOLOCAL", "1", 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write past a file size limit (ulimit -f) or into a closed pipe must be an error haloflow
+  // reports, naming the file, never a signal that kills the process without a word (MPI's own
+  // start-up writes files too, so this comes first).
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
+  keep_mpi_within_file_size_limit();
   CLI::App app{"haloflow: hide halo communication behind computation with CUDA graphs"};
   // `haloflow --version`: the version alone, as scripts read it (`haloflow info` says more).
   app.set_version_flag("--version", std::string("haloflow ") + haloflow::version,
@@ -194,14 +218,27 @@ int main(int argc, char** argv) {
   std::optional<haloflow::MpiSession> mpi;  // outlives the handler, which may need MPI_Abort
   try {
     mpi.emplace(&argc, &argv);
-    if (run->parsed()) return run_case(options, *mpi);
+    if (run->parsed()) {
+      // SIGINT and SIGTERM stop a run between frames, its results saying so.
+      haloflow::models::catch_stop_signals(mpi->world_rank() == 0);
+      return run_case(options, *mpi);
+    }
     if (validate->parsed()) return validate_case(validate_options, *mpi);
-    if (replay->parsed()) return replay_command(replay_options, *mpi);
-    if (info->parsed()) return show_info(*mpi);
+    int status = 0;
+    if (replay->parsed()) status = replay_command(replay_options, *mpi);
+    if (info->parsed()) status = show_info(*mpi);
+    mpi->finish(haloflow::cases::kDefaultTimeout);
+    return status;
   } catch (const CollectiveError& error) {
     // Every rank reached it alike: one report, no abort.
     if (mpi && mpi->world_rank() == 0) {
       std::fprintf(stderr, "haloflow: %s\n", printable_message(error.what()).c_str());
+    }
+    try {
+      if (mpi) mpi->finish(haloflow::cases::kDefaultTimeout);
+    } catch (const std::exception& end) {
+      std::fprintf(stderr, "haloflow: %s\n", printable_message(end.what()).c_str());
+      MPI_Abort(MPI_COMM_WORLD, 1);
     }
     return 1;
   } catch (const std::exception& error) {

@@ -14,6 +14,7 @@
 
 #include "haloflow/error.hpp"
 #include "printable.hpp"
+#include "run_directory.hpp"
 
 namespace haloflow::outputs {
 namespace {
@@ -125,8 +126,24 @@ Descriptor open_directory_of(const std::filesystem::path& path,
   return directory;
 }
 
+// What kind of file `mode` is, for a refusal ("a character device").
+std::string file_kind(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a named pipe";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+[[noreturn]] void refuse_kind(const std::filesystem::path& path, mode_t mode) {
+  throw Error(fmt::format(
+      "{}: is {}; haloflow writes and replaces only regular files: name a file (nothing was "
+      "written)",
+      name_of(path), file_kind(mode)));
+}
+
 // Refuses what is at `name` in `directory` when it must not be replaced: a link, a directory,
-// or (without `replace`) anything.
+// anything but a regular file, or (without `replace`) anything.
 void check_target(const std::filesystem::path& path, int directory, const std::string& name,
                   bool replace) {
   struct stat status {};
@@ -135,6 +152,7 @@ void check_target(const std::filesystem::path& path, int directory, const std::s
   if (S_ISDIR(status.st_mode)) {
     throw Error(fmt::format("{}: is a directory; expected a file to write", name_of(path)));
   }
+  if (!S_ISREG(status.st_mode)) refuse_kind(path, status.st_mode);
   if (!replace) {
     throw Error(fmt::format("{} exists; pass --force to overwrite it", name_of(path)));
   }
@@ -180,17 +198,41 @@ bool is_temporary_name(std::string_view name) {
   return name.starts_with('.') && name.find(kTemporaryMark) != std::string_view::npos;
 }
 
-void refuse_existing(const std::filesystem::path& path, bool replace) {
-  std::error_code error;
-  const auto status = std::filesystem::symlink_status(path, error);
-  if (error || !std::filesystem::exists(status)) return;
-  if (std::filesystem::is_symlink(status)) {
-    throw Error(
-        fmt::format("{}: is a symbolic link; haloflow writes nothing through a link: "
-                    "remove it (nothing was written)",
-                    name_of(path)));
+void check_output_file(const std::filesystem::path& path, bool replace) {
+  const std::string name = path.filename().string();
+  if (name.empty() || name == "." || name == "..") {
+    throw Error(fmt::format("{}: names a directory; expected a file to write", name_of(path)));
   }
-  if (!replace) throw Error(fmt::format("{} exists; pass --force to overwrite it", name_of(path)));
+  struct stat status {};
+  if (::lstat(path.c_str(), &status) == 0) {
+    if (S_ISLNK(status.st_mode)) {
+      throw Error(
+          fmt::format("{}: is a symbolic link; haloflow writes nothing through a link: "
+                      "remove it (nothing was written)",
+                      name_of(path)));
+    }
+    if (S_ISDIR(status.st_mode)) {
+      throw Error(fmt::format("{}: is a directory; expected a file to write", name_of(path)));
+    }
+    if (!S_ISREG(status.st_mode)) refuse_kind(path, status.st_mode);
+    if (!replace) {
+      throw Error(fmt::format("{} exists; pass --force to overwrite it", name_of(path)));
+    }
+  }
+  // The folder must be there and writable now, not found out after the whole run.
+  const std::filesystem::path parent = path.parent_path().empty() ? "." : path.parent_path();
+  if (::stat(parent.c_str(), &status) != 0) {
+    throw Error(fmt::format("{}: cannot be written: its folder {}: {} (nothing was run)",
+                            name_of(path), name_of(parent), std::strerror(errno)));
+  }
+  if (!S_ISDIR(status.st_mode)) {
+    throw Error(fmt::format("{}: cannot be written: {} is not a folder (nothing was run)",
+                            name_of(path), name_of(parent)));
+  }
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    throw Error(fmt::format("{}: cannot be written: its folder {}: {} (nothing was run)",
+                            name_of(path), name_of(parent), std::strerror(errno)));
+  }
 }
 
 void write_output_file(const std::filesystem::path& path,
@@ -202,6 +244,10 @@ void write_output_file(const std::filesystem::path& path,
   }
   Descriptor directory = open_directory_of(path, options.run_directory);
   check_target(path, directory.get(), name, options.replace);
+  // Noted before it exists, so that a run killed while writing it still owns it.
+  if (!options.run_directory.empty()) {
+    note_written(options.run_directory, path.lexically_relative(options.run_directory));
+  }
 
   const std::string temporary = temporary_name(name);
   Descriptor file(::openat(directory.get(), temporary.c_str(),
@@ -244,6 +290,7 @@ void make_run_subdirectory(const std::filesystem::path& run_directory, const std
     throw Error(fmt::format("{}: cannot be created: the run directory: {}", name_of(path),
                             std::strerror(errno)));
   }
+  note_written(run_directory, name, /*folder=*/true);
   if (::mkdirat(parent.get(), name.c_str(), 0755) == 0) return;
   const int cause = errno;
   struct stat status {};
@@ -256,43 +303,6 @@ void make_run_subdirectory(const std::filesystem::path& run_directory, const std
     throw Error(fmt::format("{}: is a file; expected a directory", name_of(path)));
   }
   throw Error(fmt::format("{}: cannot be created: {}", name_of(path), std::strerror(cause)));
-}
-
-void clear_previous_run(const std::filesystem::path& run_directory) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  if (!fs::is_directory(run_directory, error)) return;
-  bool only_temporaries = true;
-  for (auto it = fs::recursive_directory_iterator(run_directory, error);
-       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    if (it->is_symlink(error)) {
-      throw Error(
-          fmt::format("run directory {}: holds a symbolic link, {}: haloflow neither writes "
-                      "through nor removes links it did not make; remove it (nothing was "
-                      "written or removed)",
-                      name_of(run_directory), name_of(it->path())));
-    }
-    if (!is_temporary_name(it->path().filename().string())) only_temporaries = false;
-  }
-  if (error) {
-    throw Error(fmt::format("run directory {}: cannot be read: {}", name_of(run_directory),
-                            error.message()));
-  }
-  if (!only_temporaries && !fs::exists(run_directory / "case.resolved.json", error)) {
-    throw Error(
-        fmt::format("run directory {}: holds files but no case.resolved.json: not a "
-                    "haloflow run directory, so --force does not replace it; choose "
-                    "another --out (nothing was written or removed)",
-                    name_of(run_directory)));
-  }
-  for (const auto& entry : fs::directory_iterator(run_directory, error)) {
-    fs::remove_all(entry.path(), error);
-    if (error) {
-      throw Error(fmt::format("run directory {}: the previous run's {} cannot be removed: {}",
-                              name_of(run_directory), name_of(entry.path().filename()),
-                              error.message()));
-    }
-  }
 }
 
 }  // namespace haloflow::outputs

@@ -2,6 +2,9 @@
 // Where the commands write files: every output file (results, resolved case, reports, traces,
 // timelines, DOT, VTK, PNG, dumps, checkpoints) is opened and committed here and nowhere else, so
 // that how a file is written is decided once:
+// - into a run directory only as haloflow's own (run_directory.hpp): each file is noted in the
+//   directory's manifest before it is created;
+// - only regular files: a device, pipe or socket where a file goes is refused, never replaced;
 // - never through a symbolic link: a link planted where a file goes is refused by name, and below
 //   a run directory no directory link is followed either;
 // - atomically: the bytes go to a temporary beside the file (created exclusively), are flushed to
@@ -29,9 +32,11 @@ struct WriteOptions {
   std::filesystem::path run_directory;
 };
 
-//! \throws Error naming `path` when something is there and `replace` is false, or when it is a
-//! symbolic link. Checked before a run, so a long run does not end in a refusal.
-void refuse_existing(const std::filesystem::path& path, bool replace);
+//! Checks a file the user named (--json, --dump, --dot, replay's outputs) before anything runs,
+//! so that a long run does not end in a refusal. \throws Error naming `path` when it is a
+//! symbolic link, a directory or anything but a regular file (a device is never replaced), when
+//! it exists and `replace` is false, or when its folder does not exist or cannot be written.
+void check_output_file(const std::filesystem::path& path, bool replace);
 
 //! Writes `parts` one after another to `path` (see the file comment). \throws Error when it
 //! exists and `options.replace` is false, when it or a directory below `options.run_directory`
@@ -49,12 +54,6 @@ inline void write_output_file(const std::filesystem::path& path, std::string_vie
 //! unless it exists. \throws Error when it is a symbolic link or not a directory, or cannot be
 //! made.
 void make_run_subdirectory(const std::filesystem::path& run_directory, const std::string& name);
-
-//! Before a forced rerun (--force) into `run_directory`: removes the previous run's files, so
-//! that the new run never leaves a mix of two runs, and the temporaries of writes that never
-//! finished. A directory that holds files but no case.resolved.json is not a haloflow run
-//! directory and is refused, as is one holding a symbolic link (named; nothing is removed then).
-void clear_previous_run(const std::filesystem::path& run_directory);
 
 //! Whether `name` is the name of one of write_output_file's temporaries.
 [[nodiscard]] bool is_temporary_name(std::string_view name);

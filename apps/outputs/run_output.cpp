@@ -8,7 +8,9 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 
 #include "haloflow/error.hpp"
@@ -16,26 +18,30 @@
 
 namespace haloflow::outputs {
 
-void prepare_run_directory(const std::filesystem::path& directory, bool force) {
-  std::error_code error;
-  const auto status = std::filesystem::status(directory, error);
-  if (std::filesystem::exists(status)) {
-    if (!std::filesystem::is_directory(status)) {
-      throw Error(fmt::format("--out {}: exists and is not a directory; nothing was written",
-                              directory.string()));
-    }
-    if (!force) {
-      throw Error(fmt::format(
-          "run directory {} exists; pass --force to reuse it or --out to choose another "
-          "(nothing was written)",
-          directory.string()));
-    }
+namespace {
+
+// The first error writing to standard output (errno), 0 while there was none.
+int console_error = 0;
+
+// Writes all of `text` to `to`; false on an error (errno set).
+bool write_text(std::FILE* to, std::string_view text) {
+  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), to) != text.size()) return false;
+  return std::fflush(to) == 0;
+}
+
+}  // namespace
+
+void print_out(std::string_view text) {
+  if (console_error != 0) return;
+  if (!write_text(stdout, text)) {
+    console_error = errno != 0 ? errno : EIO;
+    std::clearerr(stdout);
   }
-  std::filesystem::create_directories(directory, error);
-  if (error) {
-    throw Error(fmt::format("run directory {}: cannot be created: {}", directory.string(),
-                            error.message()));
-  }
+}
+
+std::string console_failure() {
+  if (console_error == 0) return "";
+  return fmt::format("standard output could not be written ({})", std::strerror(console_error));
 }
 
 nlohmann::json versions() {
@@ -74,17 +80,25 @@ std::string mpi_library_version() {
   return clean_text(text);
 }
 
-nlohmann::json machine_description(const std::string& device_name) {
+std::string host_name() {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  return clean_text(host);
+}
+
+std::string utc_date_now() {
   char date[32] = {};
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&now, &utc);
   std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return {{"hostname", clean_text(host)},
+  return date;
+}
+
+nlohmann::json machine_description(const std::string& device_name) {
+  return {{"hostname", host_name()},
           {"device", clean_text(device_name)},
-          {"date", date},
+          {"date", utc_date_now()},
           {"mpi_library", mpi_library_version()}};
 }
 
@@ -101,9 +115,10 @@ Progress::Progress(std::string what, int every, bool enabled, std::FILE* to, lon
 void Progress::say(std::string_view line) {
   if (to_ == nullptr) return;
   // On a terminal the progress line is rewritten in place: clear it, so the line stands alone.
-  if (terminal_ && shown_) fmt::print(to_, "\r{:<70}\r", "");
-  fmt::print(to_, "{}", line);
-  std::fflush(to_);
+  std::string text;
+  if (terminal_ && shown_) text = fmt::format("\r{:<70}\r", "");
+  text += line;
+  emit(text);
   shown_ = false;
 }
 
@@ -119,12 +134,20 @@ void Progress::update(long done, long total) {
   const std::string line =
       fmt::format("{} {}/{}, {:.1f} {}/s, {:.1f} s left", what_, done, total, rate, what_, left);
   if (terminal_) {
-    fmt::print(to_, "\r{:<70}{}", line, last ? "\n" : "");
+    emit(fmt::format("\r{:<70}{}", line, last ? "\n" : ""));
     shown_ = !last;
   } else {
-    fmt::print(to_, "progress: {}\n", line);
+    emit(fmt::format("progress: {}\n", line));
   }
-  std::fflush(to_);
+}
+
+void Progress::emit(std::string_view text) {
+  if (to_ == stdout) {
+    print_out(text);
+  } else if (!write_text(to_, text)) {
+    to_ = nullptr;  // a stream that failed once is not written again
+    enabled_ = false;
+  }
 }
 
 }  // namespace haloflow::outputs

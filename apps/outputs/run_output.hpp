@@ -12,10 +12,6 @@
 
 namespace haloflow::outputs {
 
-//! \throws Error when `directory` exists (or is not a directory) and `force` is false; nothing is
-//! written then. Otherwise creates it (and its parents).
-void prepare_run_directory(const std::filesystem::path& directory, bool force);
-
 //! The versions of haloflow and the libraries it was built with, for results.json and info.
 nlohmann::json versions();
 
@@ -23,12 +19,27 @@ nlohmann::json versions();
 //! MPI_Get_library_version), each a clean string (clean_text).
 nlohmann::json machine_description(const std::string& device_name);
 
+//! This machine's host name, cleaned (clean_text); "" when it has none.
+[[nodiscard]] std::string host_name();
+
+//! The date and time now, UTC, ISO 8601 ("2026-12-01T23:40:00Z").
+[[nodiscard]] std::string utc_date_now();
+
 //! The MPI library's version: the first line of MPI_Get_library_version, cleaned.
 [[nodiscard]] std::string mpi_library_version();
 
 //! `text` with tabs, newlines and runs of spaces made single spaces, other control characters
 //! dropped, and no space at either end: a string a JSON reader or a terminal shows as it is.
 [[nodiscard]] std::string clean_text(std::string_view text);
+
+//! Writes `text` to standard output and flushes it, never throwing: a closed pipe (`| head -1`)
+//! or a full device must not end a run and lose its results. After the first failure nothing more
+//! is written there; console_failure() says what happened.
+void print_out(std::string_view text);
+
+//! "" while standard output took everything; else what failed, e.g. "standard output could not be
+//! written (Broken pipe)".
+[[nodiscard]] std::string console_failure();
 
 //! Rank 0's progress: on a terminal one line rewritten in place (step, steps/s, time left);
 //! otherwise a plain line each time the steps done pass a multiple of `every` (a frame may take
@@ -43,6 +54,8 @@ class Progress {
   void say(std::string_view line);
 
  private:
+  void emit(std::string_view text);  //!< never throws: see print_out
+
   std::string what_;
   int every_;
   bool enabled_;

@@ -36,6 +36,15 @@ std::uint64_t WrittenFiles::total_bytes() const {
   return total;
 }
 
+void WrittenFiles::relocate(const std::filesystem::path& run_directory) {
+  index_.clear();
+  for (std::size_t i = 0; i < files_.size(); ++i) {
+    if (const auto within = inside(files_[i].path)) files_[i].path = run_directory / *within;
+    index_[files_[i].path.string()] = i;
+  }
+  run_directory_ = run_directory;
+}
+
 std::optional<std::filesystem::path> WrittenFiles::inside(const std::filesystem::path& path) const {
   std::filesystem::path within =
       path.lexically_normal().lexically_relative(run_directory_.lexically_normal());

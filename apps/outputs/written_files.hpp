@@ -32,6 +32,10 @@ class WrittenFiles {
   void add(const WrittenFile& file);
   void add(const std::vector<WrittenFile>& files);
 
+  //! The run directory's files are now under `run_directory` (a rerun put in place of the
+  //! previous run): their paths say so from now on.
+  void relocate(const std::filesystem::path& run_directory);
+
   [[nodiscard]] const std::vector<WrittenFile>& files() const { return files_; }
   [[nodiscard]] std::uint64_t total_bytes() const;
 

@@ -256,7 +256,7 @@ void wait_for_collective(MPI_Request& request, MPI_Comm communicator, const char
   int rank = 0;
   HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), what);
   const std::string others = ask_the_others(watch, communicator, rank, ranks, timeout);
-  throw Error(
+  throw CollectiveTimeout(
       fmt::format("{}: {} did not complete within {} s on {} (bounded call #{} on its "
                   "communicator); {}",
                   what, call, timeout.count(), rank_name(communicator, rank), watch.calls, others));

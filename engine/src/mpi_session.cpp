@@ -3,7 +3,13 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "haloflow/bounded_mpi.hpp"
 
 #include "haloflow/error.hpp"
 
@@ -40,8 +46,43 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   HALOFLOW_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_COMM_WORLD");
 }
 
-MpiSession::~MpiSession() {
+void MpiSession::finish(std::chrono::duration<double> timeout) {
+  if (finished_) return;
+  finished_ = true;
+  if (size_ > 1) {
+    BoundedCollectives(MPI_COMM_WORLD, timeout)
+        .barrier("the end of the run (every rank done before MPI_Finalize)");
+  }
   if (!owns_) return;
+  // MPI_Finalize waits for the other ranks too, without a bound: a rank stopped after the
+  // barrier would hold this one forever. The watchdog ends this process instead, and the
+  // launcher then ends the job.
+  std::mutex mutex;
+  std::condition_variable finalised;
+  bool done = false;
+  const int rank = rank_;
+  std::thread watchdog([&] {
+    std::unique_lock lock(mutex);
+    if (finalised.wait_for(lock, timeout, [&] { return done; })) return;
+    std::fprintf(stderr,
+                 "haloflow: rank %d: MPI_Finalize did not complete within %g s: another rank "
+                 "stopped after the end of the run; ending this rank\n",
+                 rank, timeout.count());
+    std::fflush(stderr);
+    std::_Exit(1);
+  });
+  const int code = MPI_Finalize();
+  {
+    const std::lock_guard lock(mutex);
+    done = true;
+  }
+  finalised.notify_one();
+  watchdog.join();
+  if (code != MPI_SUCCESS) std::fputs("haloflow: MPI_Finalize failed\n", stderr);
+}
+
+MpiSession::~MpiSession() {
+  if (!owns_ || finished_) return;
   int finalised = 0;
   MPI_Finalized(&finalised);
   if (finalised == 0 && MPI_Finalize() != MPI_SUCCESS) {

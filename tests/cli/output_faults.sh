@@ -34,6 +34,9 @@ run_haloflow() {
   output=$(cat "$work/last.log")
 }
 
+# A failed run never leaves results.json saying complete (it says failed, or running where even
+# that could not be written).
+not_complete() { ! grep -q '"status": "complete"' "$1/results.json" 2>/dev/null; }
 no_temporaries() { ! find "$1" -name '.*.haloflow-tmp-*' 2>/dev/null | grep -q .; }
 message_has() { grep -Eq -- "$1" <<<"$output"; }
 whole_vti_files() {  # every .vti under $1 ends as a VTK file ends
@@ -61,7 +64,8 @@ check fsize "message names the .vti and 'File too large'" \
   message_has 'jacobi2d_[0-9]{6}_r0000\.vti: could not be written: File too large \(nothing was left'
 check fsize "no .vti left" bash -c "! ls '$dir'/vtk/*.vti 2>/dev/null | grep -q ."
 check fsize "no temporary left" no_temporaries "$dir"
-check fsize "no results.json" test ! -e "$dir/results.json"
+check fsize "results.json does not say complete" not_complete "$dir"
+check fsize "results.json says failed, naming the file" grep -q '"error": ".*\.vti: could not be written' "$dir/results.json"
 
 # 2. The same on two ranks: every rank ends, rank 1's piece is not left half written either.
 scenario "file size limit under mpiexec -n 2"
@@ -74,7 +78,7 @@ check fsize2 "message names the file (a .vti or the .png) and 'File too large'" 
   message_has '\.(vti|png): could not be written: File too large'
 check fsize2 "no temporary left" no_temporaries "$dir"
 check fsize2 "every .vti left is whole" whole_vti_files "$dir"
-check fsize2 "no results.json" test ! -e "$dir/results.json"
+check fsize2 "results.json does not say complete" not_complete "$dir"
 
 # 3. A full disk: a 64 KiB tmpfs (needs mount: skipped where it is not allowed).
 scenario "full disk (a 64 KiB tmpfs)"
@@ -87,7 +91,7 @@ if mount -t tmpfs -o size=64k tmpfs "$disk" 2>/dev/null; then
   check full "message says 'No space left on device'" \
     message_has ': could not be (written|flushed to disk): No space left on device \(nothing was left'
   check full "no temporary left" no_temporaries "$disk/run"
-  check full "no results.json" test ! -e "$disk/run/results.json"
+  check full "results.json does not say complete" not_complete "$disk/run"
   umount "$disk"
 else
   echo "(mount not allowed here: skipped)"
@@ -106,13 +110,13 @@ rm -f "$dir/results.json" && ln -s "$target" "$dir/results.json"
 run_haloflow "$haloflow" run "$case_file" --executor host --steps 2 --out "$dir" --force
 echo "$output" | tail -n 1
 check links "exit status 1 (got $status)" test "$status" -eq 1
-check links "the link is named" message_has 'holds a symbolic link, .*results\.json(\.link-test)?: haloflow'
+check links "the link is named" message_has 'holds what haloflow did not write: results\.json(\.link-test)? \(a symbolic link\)'
 check links "the target is untouched" grep -qx precious "$target"
 rm -f "$dir/results.json" "$dir/results.json.link-test"
 ln -s "$work" "$dir/vtk_elsewhere" && rm -rf "$dir/vtk" && ln -s "$work" "$dir/vtk"
 run_haloflow "$haloflow" run "$case_file" --executor host --steps 2 --vtk --out "$dir" --force
 check links-dir "exit status 1 (got $status)" test "$status" -eq 1
-check links-dir "the directory link is named" message_has 'holds a symbolic link, .*vtk'
+check links-dir "the directory link is named" message_has 'vtk \(a symbolic link\)'
 check links-dir "nothing written where the link points" \
   bash -c "! ls '$work'/*.vti 2>/dev/null | grep -q ."
 
@@ -131,8 +135,9 @@ check dump-force "replaced with --force (got $status)" test "$status" -eq 0
 check dump-force "the dump holds the field (256 x 254 floats)" \
   test "$(stat -c %s "$dump")" -eq $((256 * 254 * 4))
 
-# 6. A forced rerun that fails (a file size limit) never leaves the previous run's results beside
-#    the new run's resolved case; a stale temporary of a killed run is cleaned.
+# 6. A forced rerun that fails (a file size limit) leaves the previous run as it was: its results,
+#    its resolved case, nothing of the rerun beside it. A rerun that completes replaces it whole
+#    (the stale temporary of a killed write goes with it).
 scenario "a failed forced rerun and stale temporaries"
 dir=$work/rerun
 run_haloflow "$haloflow" run "$case_file" --executor host --steps 2 --out "$dir"
@@ -141,9 +146,17 @@ touch "$dir/.results.json.haloflow-tmp-99999-0"
 run_haloflow bash -c "$limited exec '$haloflow' run '$case_file' --executor host --steps 4 \
   --vtk --out '$dir' --force"
 check rerun "the rerun fails (got $status)" test "$status" -ne 0
-check rerun "no results.json of the previous run" test ! -e "$dir/results.json"
-check rerun "the new resolved case is there (4 steps)" grep -q '"steps": 4' "$dir/case.resolved.json"
-check rerun "the stale temporary is gone" no_temporaries "$dir"
+check rerun "the message says the previous run is untouched" \
+  message_has "the previous run in .*rerun is untouched"
+check rerun "the previous run's results.json is complete" \
+  grep -q '"status": "complete"' "$dir/results.json"
+check rerun "the previous resolved case is there (2 steps)" grep -q '"steps": 2' "$dir/case.resolved.json"
+check rerun "nothing of the rerun is left beside it" \
+  bash -c "! ls -d '$dir'.rerun-* 2>/dev/null | grep -q ."
+run_haloflow "$haloflow" run "$case_file" --executor host --steps 4 --out "$dir" --force
+check rerun-again "a rerun that completes replaces it (got $status)" test "$status" -eq 0
+check rerun-again "the new resolved case (4 steps)" grep -q '"steps": 4' "$dir/case.resolved.json"
+check rerun-again "the stale temporary is gone" no_temporaries "$dir"
 
 # 7. --force on a directory that is not a run directory: refused, nothing removed.
 scenario "--force on a directory that is not a haloflow run directory"
@@ -151,7 +164,7 @@ dir=$work/not_a_run
 mkdir -p "$dir" && echo "mine" >"$dir/notes.txt"
 run_haloflow "$haloflow" run "$case_file" --executor host --steps 2 --out "$dir" --force
 check foreign "refused (got $status)" test "$status" -eq 1
-check foreign "message says why" message_has 'not a haloflow run directory'
+check foreign "message says why" message_has 'not a run directory haloflow made'
 check foreign "the user's file is kept" grep -qx mine "$dir/notes.txt"
 
 echo "output_faults: $scenarios scenarios, $failures failures"

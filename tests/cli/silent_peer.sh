@@ -6,8 +6,8 @@
 # FAULT (environment) says how rank 1 goes silent:
 #   stop (default): SIGSTOP from here, 4 s into the run (most likely inside a halo exchange);
 #   collective: rank 1 stops itself right before its first collective CALL (MPI_Iallreduce, ...)
-#     STOP_AFTER_S (default 2) s into the run, through the fault injector STOPPER (a library
-#     preloaded under mpiexec);
+#     STOP_AFTER_S (default 2) s into the run, after STOP_SKIP (default 0) such calls, through
+#     the fault injector STOPPER (a library preloaded under mpiexec);
 #   kill: kill -9 of rank 1, 4 s into the run (the launcher must end the job).
 # EXPECT (environment): the regular expression the output must match (default: the exchange's
 # "no halo arrived from rank 1"). Exit: 0 as required, 1 otherwise, 77 the program skipped (no
@@ -31,7 +31,7 @@ expect=${EXPECT:-no halo arrived from rank 1}
 injector=()
 if [[ $fault == collective ]]; then
   injector=(env "LD_PRELOAD=$STOPPER" HALOFLOW_STOP_RANK=1 "HALOFLOW_STOP_CALL=$CALL"
-            "HALOFLOW_STOP_AFTER_S=${STOP_AFTER_S:-2}")
+            "HALOFLOW_STOP_AFTER_S=${STOP_AFTER_S:-2}" "HALOFLOW_STOP_SKIP=${STOP_SKIP:-0}")
 fi
 "$mpiexec" "$numproc_flag" 2 "${injector[@]}" "$program" "$@" --timeout "$timeout" >"$log" 2>&1 &
 launcher=$!

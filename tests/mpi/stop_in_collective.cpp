@@ -5,8 +5,11 @@
 //   HALOFLOW_STOP_RANK=R        the rank of MPI_COMM_WORLD that stops
 //   HALOFLOW_STOP_CALL=NAME     MPI_Iallreduce, MPI_Ibcast, MPI_Ibarrier, MPI_Igather, MPI_Igatherv
 //                               or any
+//                               or MPI_Finalize (a rank that stops at the very end)
 //   HALOFLOW_STOP_AFTER_S=T     the first such call at least T seconds after the process started
 //                               (well into the steps, whatever the start-up's collectives)
+//   HALOFLOW_STOP_SKIP=N        pass N such calls first (N = 1 with MPI_Ibarrier: the barrier at
+//                               the end of a run, after the one before its timed steps)
 
 #include <mpi.h>
 
@@ -20,6 +23,7 @@ namespace {
 
 const auto loaded = std::chrono::steady_clock::now();
 bool stopped = false;
+int passed = 0;  // matching calls let through (HALOFLOW_STOP_SKIP)
 
 void maybe_stop(const char* call) {
   if (stopped) return;
@@ -35,6 +39,11 @@ void maybe_stop(const char* call) {
   int rank = -1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != std::atoi(rank_text)) return;
+  const char* skip_text = std::getenv("HALOFLOW_STOP_SKIP");
+  if (skip_text != nullptr && passed < std::atoi(skip_text)) {
+    ++passed;
+    return;
+  }
   stopped = true;
   std::fprintf(stderr, "stop_in_collective: rank %d stops before %s\n", rank, call);
   std::fflush(stderr);
@@ -76,6 +85,11 @@ int MPI_Igatherv(const void* send, int send_count, MPI_Datatype send_type, void*
   maybe_stop("MPI_Igatherv");
   return PMPI_Igatherv(send, send_count, send_type, receive, receive_counts, displacements,
                        receive_type, root, comm, request);
+}
+
+int MPI_Finalize() {
+  maybe_stop("MPI_Finalize");
+  return PMPI_Finalize();
 }
 
 }  // extern "C"

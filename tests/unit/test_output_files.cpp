@@ -1,6 +1,6 @@
 // How output files are written (issue 15): atomically through a temporary, never through a
 // symbolic link (the file's or, below a run directory, a directory's), refusing to replace
-// without --force, and a forced rerun clearing the previous run first.
+// without --force, and only ever regular files.
 
 #include <doctest/doctest.h>
 #include <sys/resource.h>
@@ -76,7 +76,7 @@ TEST_CASE("a symbolic link where a file goes is refused by name, its target unto
   CHECK(message.find("haloflow writes nothing through a link") != std::string::npos);
   CHECK(contents(target) == "precious");
   CHECK(error_of([&] {
-          outputs::refuse_existing(run / "results.json", true);
+          outputs::check_output_file(run / "results.json", true);
         }).find("is a symbolic link") != std::string::npos);
   CHECK_FALSE(has_temporaries(run));
 }
@@ -122,37 +122,23 @@ TEST_CASE("a write into a missing directory names it") {
   CHECK(message.find("file.txt: cannot be written: its directory") != std::string::npos);
 }
 
-TEST_CASE("a forced rerun clears the previous run, and refuses what is not one") {
-  const auto run = fresh_directory("previous");
-  std::ofstream(run / "case.resolved.json") << "{}";
-  std::ofstream(run / "results.json") << "{}";
-  fs::create_directory(run / "vtk");
-  std::ofstream(run / "vtk" / "a.vti") << "old";
-  std::ofstream(run / ".results.json.haloflow-tmp-1-0") << "stale";
-  outputs::clear_previous_run(run);
-  CHECK(fs::is_empty(run));
-
-  const auto foreign = fresh_directory("foreign");
-  std::ofstream(foreign / "notes.txt") << "mine";
-  CHECK(error_of([&] {
-          outputs::clear_previous_run(foreign);
-        }).find("not a haloflow run directory") != std::string::npos);
-  CHECK(fs::exists(foreign / "notes.txt"));
-
-  const auto linked = fresh_directory("linked");
-  std::ofstream(linked / "case.resolved.json") << "{}";
-  fs::create_symlink("/etc/passwd", linked / "results.json");
-  CHECK(error_of([&] {
-          outputs::clear_previous_run(linked);
-        }).find("holds a symbolic link, " + (linked / "results.json").string()) !=
+TEST_CASE("a file the user named is checked before the run: a regular file or nothing") {
+  const auto run = fresh_directory("user_files");
+  // A device is never replaced by a regular file, with --force or without.
+  CHECK(error_of([&] { outputs::check_output_file("/dev/null", true); })
+            .find("/dev/null: is a character device; haloflow writes and replaces only regular "
+                  "files") != std::string::npos);
+  CHECK(error_of([&] { outputs::check_output_file(run, true); }).find("is a directory") !=
         std::string::npos);
-  CHECK(fs::exists(linked / "case.resolved.json"));
-
-  // Only temporaries (a run killed before its first file was committed): cleared too.
-  const auto stale = fresh_directory("stale_only");
-  std::ofstream(stale / ".case.resolved.json.haloflow-tmp-7-0") << "x";
-  outputs::clear_previous_run(stale);
-  CHECK(fs::is_empty(stale));
+  // A folder that does not exist is found out now, not after the whole run.
+  CHECK(error_of([&] { outputs::check_output_file(run / "missing" / "results.json", false); })
+            .find("results.json: cannot be written: its folder " + (run / "missing").string() +
+                  ": No such file or directory (nothing was run)") != std::string::npos);
+  std::ofstream(run / "there.json") << "{}";
+  CHECK(error_of([&] { outputs::check_output_file(run / "there.json", false); }) ==
+        (run / "there.json").string() + " exists; pass --force to overwrite it");
+  CHECK(error_of([&] { outputs::check_output_file(run / "there.json", true); }) == "written");
+  CHECK(error_of([&] { outputs::check_output_file(run / "new.json", false); }) == "written");
 }
 
 TEST_CASE("a file size limit is a reported write error with nothing left behind") {
@@ -176,5 +162,7 @@ TEST_CASE("a file size limit is a reported write error with nothing left behind"
   REQUIRE(waitpid(child, &status, 0) == child);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
-  CHECK(fs::is_empty(run));
+  // Nothing of the file is left (the run directory's manifest noted it before it was written).
+  CHECK_FALSE(fs::exists(run / "big.raw"));
+  CHECK_FALSE(has_temporaries(run));
 }

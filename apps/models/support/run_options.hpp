@@ -144,6 +144,10 @@ struct RunOptions {
   //! The timed run ends after this many frames even if steps are left (replay asks for the frames
   //! it records, whatever steps they take); 0: no limit.
   int frames_limit = 0;
+  //! Stop between frames on SIGINT or SIGTERM (catch_stop_signals): the ranks agree after which
+  //! frame (StopAgreement) and the timed steps end there with models::Interrupted, outputs and
+  //! checkpoints of the steps before whole. False: signals are not looked at.
+  bool stop_on_signal = false;
   //! Shown every frame the model built, once, before the warm-up (--dot); nothing waits for it.
   std::function<void(const std::vector<Frame*>& frames)> frames_built;
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include "haloflow/bounded_mpi.hpp"
@@ -13,6 +14,7 @@
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/overlap.hpp"
 #include "haloflow/step_clock.hpp"
+#include "stop_signals.hpp"
 
 namespace haloflow::models {
 
@@ -104,6 +106,9 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
   };
   const bool checkpoints = run.checkpoint && hooks.save && run.checkpoint_every > 0;
   const bool outputs = run.output && hooks.output && run.output_every > 0;
+  // A stop on a signal is agreed between frames (stop_signals.hpp); none when nobody asked.
+  std::optional<StopAgreement> stopper;
+  if (run.stop_on_signal) stopper.emplace(communicator, run.exchange_timeout);
   int frame = 0;
   int step = first;
   while (step < run.steps && (run.frames_limit == 0 || frame < run.frames_limit)) {
@@ -140,7 +145,15 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
     }
     step = done;
     ++frame;
+    if (stopper) {
+      if (const int signal = stopper->stop_now(frame - 1); signal != 0 && step < run.steps) {
+        clock.synchronize();
+        hooks.settle();
+        throw Interrupted(signal, step, run.steps);
+      }
+    }
   }
+  if (stopper) stopper->finish();
   clock.mark(step - first);
   clock.synchronize();
   hooks.settle();

@@ -16,7 +16,17 @@
 #include <chrono>
 #include <string_view>
 
+#include "haloflow/error.hpp"
+
 namespace haloflow {
+
+//! \brief A bounded collective that did not complete in time: some rank was not heard from.
+//! The run must end; a caller that gathers local failures to agree on them (which is another
+//! collective, and would wait out the timeout again) lets this one pass.
+class CollectiveTimeout : public Error {
+ public:
+  using Error::Error;
+};
 
 //! \brief The collectives of one communicator, each bounded by the same timeout.
 //!
@@ -68,8 +78,8 @@ class BoundedCollectives {
 
 //! \brief Completes `request`, a nonblocking collective `call` ("MPI_Iallreduce") just started
 //! on `communicator`, within `timeout`, answering other ranks' questions while it waits.
-//! \throws Error naming `what`, this rank and the ranks not heard from when it does not
-//! complete in time.
+//! \throws CollectiveTimeout naming `what`, this rank and the ranks not heard from when it does
+//! not complete in time.
 void wait_for_collective(MPI_Request& request, MPI_Comm communicator, const char* call,
                          std::string_view what, std::chrono::duration<double> timeout);
 

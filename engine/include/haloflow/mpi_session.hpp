@@ -3,6 +3,7 @@
 //! \brief MPI set-up for haloflow: initialised with MPI_THREAD_MULTIPLE (host nodes call MPI from
 //! a CUDA driver thread), and never finalised by haloflow unless haloflow initialised it.
 
+#include <chrono>
 #include <string_view>
 
 namespace haloflow {
@@ -33,7 +34,15 @@ class MpiSession {
   //! \brief True when this session called MPI_Init_thread, and so will call MPI_Finalize.
   [[nodiscard]] bool initialised_here() const { return owns_; }
 
+  //! \brief Ends the session on every rank within `timeout`, where MPI_Finalize alone would wait
+  //! forever for a rank that stopped: first a bounded barrier (\throws Error naming the ranks
+  //! not heard from: the caller then aborts the job), then, if this session initialised MPI,
+  //! MPI_Finalize under a watchdog that ends this process (status 1, a line on standard error)
+  //! when it has not returned after `timeout`. Collective; the destructor then does nothing.
+  void finish(std::chrono::duration<double> timeout);
+
  private:
+  bool finished_ = false;
   bool owns_ = false;
   int rank_ = 0;
   int size_ = 1;
