@@ -252,10 +252,10 @@ CaseFile parse_case(const nlohmann::json& root, const std::string& source,
     fields.throw_if_any();
   }
   c.model = models::make_model(model);
-  const std::size_t before = fields.problems().size();
+  const std::size_t before = fields.count();
   c.model->read_section(fields, fields.object(root, "/" + model, false), c.name);
-  if (fields.problems().size() == before) c.model->check_rules(fields);
-  const bool sizes_ok = fields.problems().size() == before;
+  if (fields.count() == before) c.model->check_rules(fields);
+  const bool sizes_ok = fields.count() == before;
   read_run(fields, root, c);
   read_exchange(fields, root, c);
   if (sizes_ok) c.model->check_machine(fields, limits);

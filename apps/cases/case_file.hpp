@@ -14,6 +14,7 @@
 
 #include "haloflow/frame.hpp"
 #include "haloflow/halo_exchange.hpp"
+#include "machine_memory.hpp"  // the memory budget of MachineLimits without a GPU
 #include "model.hpp"
 
 namespace haloflow::cases {

@@ -4,11 +4,14 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "checkpoint.hpp"
 #include "collective.hpp"
 #include "haloflow/bounded_mpi.hpp"
 #include "haloflow/error.hpp"
+#include "json_fields.hpp"
+#include "json_input.hpp"
 #include "output_files.hpp"
 #include "printable.hpp"
 
@@ -54,33 +57,138 @@ std::vector<int> complete_steps_everywhere(const CaseFile& c, const std::string&
   return steps;
 }
 
-// After the checkpoint of `refused` was refused: the newest other complete checkpoint older than
-// it whose every rank file is intact, as advice; collective.
-std::string older_intact(const CaseFile& c, const std::string& restart,
-                         const std::vector<int>& steps, int refused,
-                         const outputs::CheckpointKey& key) {
-  const BoundedCollectives world(MPI_COMM_WORLD, timeout_of(c));
+// The steps of a message, the first kShownProblems of them.
+std::string steps_text(const std::vector<int>& steps) {
+  const std::size_t shown = std::min(steps.size(), input::kShownProblems);
+  std::string text = fmt::format("{}", fmt::join(steps.begin(), steps.begin() + shown, ", "));
+  if (steps.size() > shown) text += fmt::format(" and {} more", steps.size() - shown);
+  return text;
+}
+
+// A rank's refusal of its checkpoint file: none (problem empty), or why.
+struct Refusal {
+  std::optional<outputs::CheckpointProblem> problem;
+  std::string message;
+};
+
+Refusal read_refusal(const std::filesystem::path& from, const outputs::CheckpointKey& key,
+                     std::vector<unsigned char>* state) {
+  try {
+    auto payload = outputs::read_checkpoint(from, key);
+    if (state != nullptr) *state = std::move(payload);
+  } catch (const outputs::CheckpointError& error) {
+    return {.problem = error.problem(), .message = error.what()};
+  } catch (const Error& error) {
+    return {.problem = outputs::CheckpointProblem::unreadable, .message = error.what()};
+  }
+  return {};
+}
+
+// The refusal of the lowest rank that refused, on every rank (none when every rank accepted);
+// collective, each call bounded by `timeout`.
+Refusal first_refusal(const Refusal& mine, const MpiSession& mpi, Seconds timeout,
+                      const std::string& what) {
+  if (mpi.world_size() == 1) return mine;
+  const BoundedCollectives world(MPI_COMM_WORLD, timeout);
+  const int me = mine.problem ? mpi.world_rank() : mpi.world_size();
+  int first = me;
+  world.allreduce(&me, &first, 1, MPI_INT, MPI_MIN, what + " (the ranks' verdicts)");
+  if (first == mpi.world_size()) return {};
+  int problem = mine.problem ? static_cast<int>(*mine.problem) : 0;
+  world.broadcast(&problem, 1, MPI_INT, first, what + " (the refusal's cause)");
+  std::string message = mine.message;
+  unsigned long long length = message.size();
+  world.broadcast(&length, 1, MPI_UNSIGNED_LONG_LONG, first, what + " (the refusal's length)");
+  message.resize(length);
+  world.broadcast(message.data(), static_cast<int>(length), MPI_CHAR, first,
+                  what + " (the refusal)");
+  return {.problem = static_cast<outputs::CheckpointProblem>(problem), .message = message};
+}
+
+bool is_mismatch(const Refusal& refusal) {
+  return refusal.problem == outputs::CheckpointProblem::mismatch;
+}
+
+// After the checkpoint of `refused` was refused (`why`): what the older complete checkpoints
+// offer, as advice. The newest older one that is intact and fits this run is named; otherwise
+// what keeps the older ones out, by its real cause: intact ones of another case or rank count
+// are said to be that, never "not intact". Collective.
+std::string older_advice(const CaseFile& c, const std::string& restart,
+                         const std::vector<int>& steps, int refused, const Refusal& why,
+                         const outputs::CheckpointKey& key, const MpiSession& mpi) {
+  std::vector<int> older;
   for (const int step : steps) {
-    if (step >= refused) continue;
-    int mine = 1;
-    try {
-      outputs::CheckpointKey older = key;
-      older.step = step;
-      (void)outputs::read_checkpoint(std::filesystem::path(restart) / "checkpoints", older);
-    } catch (const Error&) {
-      mine = 0;
-    }
-    int all = 0;
-    world.allreduce(&mine, &all, 1, MPI_INT, MPI_MIN,
-                    fmt::format("checking the checkpoint of step {}", step));
-    if (all == 1) {
+    if (step < refused) older.push_back(step);
+  }
+  if (older.empty()) return is_mismatch(why) ? "" : "; there is no older complete checkpoint";
+  std::vector<int> misfits;
+  std::string misfit;
+  for (const int step : older) {
+    outputs::CheckpointKey older_key = key;
+    older_key.step = step;
+    const Refusal refusal = first_refusal(
+        read_refusal(std::filesystem::path(restart) / "checkpoints", older_key, nullptr), mpi,
+        timeout_of(c), fmt::format("checking the checkpoint of step {}", step));
+    if (!refusal.problem) {
       return fmt::format(
           "; the older checkpoint of step {} is complete and intact: continue from it with "
           "--restart {} --step {}",
           step, input::printable(restart, 300), step);
     }
+    if (is_mismatch(refusal)) {
+      if (misfits.empty()) misfit = refusal.message;
+      misfits.push_back(step);
+    }
   }
-  return "; no older complete checkpoint is intact either";
+  if (misfits.empty()) return "; no older complete checkpoint is intact either";
+  if (is_mismatch(why)) {
+    return fmt::format(
+        "; the older complete checkpoint{} of step{} {} do{} not fit this run either",
+        misfits.size() == 1 ? "" : "s", misfits.size() == 1 ? "" : "s", steps_text(misfits),
+        misfits.size() == 1 ? "es" : "");
+  }
+  return fmt::format(
+      "; the older complete checkpoint{} of step{} {} {} intact but do{} not fit this run: {}",
+      misfits.size() == 1 ? "" : "s", misfits.size() == 1 ? "" : "s", steps_text(misfits),
+      misfits.size() == 1 ? "is" : "are", misfits.size() == 1 ? "es" : "", misfit);
+}
+
+// For a checkpoint of another case: the fields of the model's section in which the restart
+// directory's case.resolved.json (the case the checkpoints were written for) differs from this
+// case; empty when that file cannot be read or tells nothing.
+std::string section_differences(const CaseFile& c, const std::string& restart) {
+  nlohmann::json before;
+  try {
+    const auto path = std::filesystem::path(restart) / "case.resolved.json";
+    before = input::parse_json(input::read_json_text(path, "a resolved case", ""), path.string());
+  } catch (const Error&) {
+    return {};
+  }
+  const std::string model(c.model->name());
+  if (!before.is_object() || !before.contains("model")) return {};
+  if (before["model"] != model) {
+    return fmt::format(
+        " (its run directory's case.resolved.json is of model {}; this case's is {})",
+        input::shown(before["model"]), model);
+  }
+  if (!before.contains(model) || !before[model].is_object()) return {};
+  const nlohmann::json now = c.model->resolved_section();
+  std::vector<std::string> differences;
+  std::size_t count = 0;
+  for (const auto& [field, value] : now.items()) {
+    const auto there = before[model].find(field);
+    if (there != before[model].end() && *there == value) continue;
+    if (++count > input::kShownProblems) continue;
+    differences.push_back(
+        fmt::format("{} is {} there and {} here", input::pointer_to("/" + model, field),
+                    there == before[model].end() ? std::string("unset") : input::shown(*there),
+                    input::shown(value)));
+  }
+  if (differences.empty()) return {};
+  std::string text = fmt::format(" (its run directory's case.resolved.json differs: {}",
+                                 fmt::join(differences, "; "));
+  if (count > differences.size()) text += "; " + input::more_problems(count - differences.size());
+  return text + ")";
 }
 
 }  // namespace
@@ -90,17 +198,40 @@ Restart choose_restart(const CaseFile& c, const std::string& restart, int step,
   const std::string shown = input::printable(restart, 300);
   Restart chosen{.from = std::filesystem::path(restart) / "checkpoints"};
   const std::vector<int> steps = complete_steps_everywhere(c, restart, chosen.from, mpi);
+  // Rank files without their marker: a checkpoint the run stopped writing (the marker comes
+  // after every rank's file), not a missing one. Rank 0 looks, as for the markers.
+  const auto incomplete = [&](int only) {
+    std::vector<int> found;
+    if (mpi.world_rank() != 0) return found;
+    for (const int with_files : outputs::checkpoint_steps_with_files(chosen.from)) {
+      if (std::find(steps.begin(), steps.end(), with_files) != steps.end()) continue;
+      if (only < 0 || with_files == only) found.push_back(with_files);
+    }
+    return found;
+  };
   if (steps.empty()) {
+    const std::vector<int> partial = incomplete(-1);
     throw CollectiveError(
-        fmt::format("--restart {}: no complete checkpoint in {} (run with run.checkpoint_every or "
-                    "--checkpoint-every first)",
-                    shown, input::printable(chosen.from.string(), 300)));
+        partial.empty()
+            ? fmt::format("--restart {}: no complete checkpoint in {} (run with "
+                          "run.checkpoint_every or --checkpoint-every first)",
+                          shown, input::printable(chosen.from.string(), 300))
+            : fmt::format("--restart {}: no complete checkpoint in {}: it holds rank files of "
+                          "step{} {}, but no marker (step_N.complete) says that every rank wrote "
+                          "its file (the run stopped while writing them)",
+                          shown, input::printable(chosen.from.string(), 300),
+                          partial.size() == 1 ? "" : "s", steps_text(partial)));
   }
   if (step >= 0 && std::find(steps.begin(), steps.end(), step) == steps.end()) {
-    throw CollectiveError(
-        fmt::format("--restart {} --step {}: no complete checkpoint of step {}; "
-                    "the complete ones are of steps {}",
-                    shown, step, step, fmt::join(steps, ", ")));
+    const bool partial = !incomplete(step).empty();
+    throw CollectiveError(fmt::format(
+        "--restart {} --step {}: no complete checkpoint of step {}{}; the complete ones are of "
+        "steps {}",
+        shown, step, step,
+        partial ? " (its rank files are there, but no marker step_N.complete says that every rank "
+                  "wrote its file: the run stopped while writing them)"
+                : "",
+        steps_text(steps)));
   }
   chosen.step = step >= 0 ? step : steps.front();
   if (chosen.step > c.run.steps) {
@@ -119,18 +250,18 @@ Restart choose_restart(const CaseFile& c, const std::string& restart, int step,
                                    .rank = mpi.world_rank(),
                                    .ranks = mpi.world_size(),
                                    .step = chosen.step};
-  std::string failure;
-  try {
-    chosen.state = outputs::read_checkpoint(chosen.from, key);
-  } catch (const Error& error) {
-    failure = error.what();
-  }
-  try {
-    agree_everywhere(failure, mpi, timeout_of(c),
-                     fmt::format("the checkpoint files of step {}", chosen.step));
-  } catch (const CollectiveError& refusal) {
-    const std::string advice = older_intact(c, restart, steps, chosen.step, key);
-    throw CollectiveError(fmt::format("--restart {}: {}{}", shown, refusal.what(), advice));
+  const Refusal refusal =
+      first_refusal(read_refusal(chosen.from, key, &chosen.state), mpi, timeout_of(c),
+                    fmt::format("the checkpoint files of step {}", chosen.step));
+  if (refusal.problem) {
+    // Only rank 0's message is shown: it alone reads the restart directory's case.
+    const bool other_case = is_mismatch(refusal) &&
+                            refusal.message.find("written for another case") != std::string::npos;
+    const std::string differences =
+        other_case && mpi.world_rank() == 0 ? section_differences(c, restart) : std::string();
+    const std::string advice = older_advice(c, restart, steps, chosen.step, refusal, key, mpi);
+    throw CollectiveError(
+        fmt::format("--restart {}: {}{}{}", shown, refusal.message, differences, advice));
   }
   return chosen;
 }
@@ -144,7 +275,7 @@ void set_up_checkpoints(const CaseFile& c, const Restart* restart, const std::fi
     o.restart_step = restart->step;
     if (rank == 0) {
       fmt::print("haloflow: restarting from the checkpoint of step {} in {}\n", restart->step,
-                 restart->from.string());
+                 input::printable(restart->from.string(), 300));
       results["restart"] = {{"from", restart->from.string()}, {"step", restart->step}};
     }
   }

@@ -21,6 +21,7 @@
 #include "haloflow/version.hpp"
 #include "output_files.hpp"
 #include "overlap_output.hpp"
+#include "printable.hpp"
 
 namespace haloflow::cases {
 namespace {
@@ -195,8 +196,10 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
   const bool root = mpi.world_rank() == 0;
   const bool have_gpu = place_rank_on_device(MPI_COMM_WORLD).device >= 0;
   const auto device = current_device();
-  const MachineLimits limits{.ranks = mpi.world_size(),
-                             .memory_gib = device ? device->memory_gib : 16.0};
+  const MachineLimits limits{
+      .ranks = mpi.world_size(),
+      .memory_gib = device ? device->memory_gib
+                           : host_memory_gib_per_rank(ranks_on_this_node(MPI_COMM_WORLD))};
   const CaseFile c = read_case_everywhere(
       options.case_path, limits, mpi, kDefaultTimeout, [&](nlohmann::json& root_json) {
         override_exchange(root_json, options.handoff, options.transport);
@@ -253,7 +256,9 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
         cost_line(recorded));
     result.text += format_overlap(trace, result.reports[r]);
   }
-  for (const std::string& path : result.written) result.text += fmt::format("wrote {}\n", path);
+  for (const std::string& path : result.written) {
+    result.text += fmt::format("wrote {}\n", input::printable(path, 300));
+  }
   return result;
 }
 

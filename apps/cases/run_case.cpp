@@ -136,7 +136,8 @@ void add_checkpoints(const std::filesystem::path& out, std::filesystem::file_tim
   for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
     std::error_code file_error;
     if (!entry.is_regular_file(file_error) || entry.last_write_time(file_error) < started) continue;
-    files.push_back({.path = entry.path(), .bytes = entry.file_size(file_error)});
+    const auto bytes = entry.file_size(file_error);  // (uintmax_t)-1 on an error: no size
+    if (!file_error) files.push_back({.path = entry.path(), .bytes = bytes});
   }
   std::sort(files.begin(), files.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });
@@ -199,7 +200,9 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
   const RankPlacement placement = place_rank_on_device(MPI_COMM_WORLD);
   const bool have_gpu = placement.device >= 0;
   const auto device = current_device();
-  const MachineLimits limits{.ranks = mpi.world_size(), .memory_gib = memory_gib(device)};
+  const MachineLimits limits{
+      .ranks = mpi.world_size(),
+      .memory_gib = device ? memory_gib(device) : host_memory_gib_per_rank(placement.local_size)};
   // Before the case is read only --timeout can bound its broadcast.
   const Seconds case_timeout = flags.timeout_s > 0 ? Seconds(flags.timeout_s) : kDefaultTimeout;
   CaseFile c =
@@ -357,7 +360,10 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
 int validate_case(const ValidateFlags& flags, MpiSession& mpi) {
   MachineLimits limits{.ranks = flags.ranks > 0 ? flags.ranks : mpi.world_size(),
                        .memory_gib = flags.memory_gib};
-  if (limits.memory_gib <= 0) limits.memory_gib = memory_gib(current_device());
+  if (limits.memory_gib <= 0) {
+    limits.memory_gib =
+        current_device() ? memory_gib(current_device()) : host_memory_gib_per_rank(limits.ranks);
+  }
   const CaseFile c = read_case_everywhere(flags.case_path, limits, mpi, kDefaultTimeout);
   if (mpi.world_rank() == 0) {
     outputs::print_out(

@@ -21,7 +21,7 @@ int run_case(const RunFlags& flags, MpiSession& mpi);
 struct ValidateFlags {
   std::string case_path;
   int ranks = 0;          //!< 0: the MPI world size
-  double memory_gib = 0;  //!< 0: the device's, or 16 GiB without one
+  double memory_gib = 0;  //!< 0: the device's, or this machine's memory over --ranks
 };
 
 //! Checks a case file, every problem at once; 0 when valid.

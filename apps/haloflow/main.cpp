@@ -169,7 +169,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000000));
   validate
       ->add_option("--memory-gib", validate_options.memory_gib,
-                   "memory per rank, GiB (default: the device's, or 16 without one)")
+                   "memory per rank, GiB (default: the device's, or without a GPU this machine's "
+                   "memory shared by the ranks)")
       ->check(finite_between(0, 1e6, true));
   haloflow::cases::ReplayOptions replay_options;
   auto* replay = app.add_subcommand(

@@ -26,6 +26,7 @@
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/ranks.hpp"
 #include "json_fields.hpp"
+#include "machine_memory.hpp"
 #include "model.hpp"
 #include "printable.hpp"
 #include "raw_field.hpp"
@@ -147,7 +148,11 @@ std::unique_ptr<models::Model> read_model(const Flags& f, int ranks) {
   if (fields.problems().empty()) model->check_rules(fields);
   const auto device = haloflow::current_device();
   if (fields.problems().empty()) {
-    model->check_machine(fields, {.ranks = ranks, .memory_gib = device ? device->memory_gib : 16});
+    // Without a GPU: this machine's memory over the ranks (taken to share one node).
+    model->check_machine(fields,
+                         {.ranks = ranks,
+                          .memory_gib = device ? device->memory_gib
+                                               : haloflow::cases::host_memory_gib_per_rank(ranks)});
   }
   fields.throw_if_any();
   return model;

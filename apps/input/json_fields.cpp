@@ -19,6 +19,9 @@ std::string key_of(const std::string& pointer) {
 }  // namespace
 
 void JsonFields::report(const std::string& pointer, const std::string& problem) {
+  ++count_;
+  // Only the first kShownProblems are kept: 40000 unknown keys make one line and a count.
+  if (problems_.size() >= kShownProblems) return;
   // The pointer may hold a key from the file: escaped and cut like any echoed value.
   problems_.push_back(
       fmt::format("{}: {}", pointer.empty() ? "/" : printable(pointer, 200), problem));
@@ -102,6 +105,13 @@ std::string JsonFields::text(const nlohmann::json& object, const std::string& po
     report(pointer, fmt::format("{} is not allowed; expected a string", shown(*value)));
     return fallback;
   }
+  // A path or a name would end at the NUL (the C library reads up to it): refused, never cut.
+  if (value->get_ref<const std::string&>().find('\0') != std::string::npos) {
+    report(pointer, fmt::format("{} is not allowed: it holds a NUL character (\\u0000); expected "
+                                "a string without one",
+                                shown(*value)));
+    return fallback;
+  }
   return value->get<std::string>();
 }
 
@@ -130,11 +140,16 @@ std::string JsonFields::choice(const nlohmann::json& value, const std::string& p
 }
 
 void JsonFields::throw_if_any() const {
-  if (problems_.empty()) return;
-  std::string message = fmt::format("{}: {} problem{}:", printable(source_, 300), problems_.size(),
-                                    problems_.size() == 1 ? "" : "s");
+  if (count_ == 0) return;
+  std::string message =
+      fmt::format("{}: {} problem{}:", printable(source_, 300), count_, count_ == 1 ? "" : "s");
   for (const auto& problem : problems_) message += "\n  " + problem;
+  if (count_ > problems_.size()) message += "\n  " + more_problems(count_ - problems_.size());
   throw Error(message);
+}
+
+std::string more_problems(std::size_t more) {
+  return fmt::format("... and {} more problem{}", more, more == 1 ? "" : "s");
 }
 
 }  // namespace haloflow::input

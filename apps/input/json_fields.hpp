@@ -12,6 +12,10 @@
 
 namespace haloflow::input {
 
+//! The most problems a message lists (validate's "every problem at once", unknown keys, ...); the
+//! rest are counted ("... and N more problems").
+inline constexpr std::size_t kShownProblems = 20;
+
 class JsonFields {
  public:
   //! `source` names the file in messages.
@@ -37,14 +41,21 @@ class JsonFields {
   void report(const std::string& pointer, const std::string& problem);
   //! Throws Error listing every problem, when there is any.
   void throw_if_any() const;
-  //! The problems so far, each "POINTER: PROBLEM".
+  //! The first kShownProblems problems so far, each "POINTER: PROBLEM" (count() says how many
+  //! there are in all).
   [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
+  //! Every problem reported so far, shown or not.
+  [[nodiscard]] std::size_t count() const { return count_; }
 
  private:
   const nlohmann::json* field(const nlohmann::json& object, const std::string& pointer);
 
   std::string source_;
   std::vector<std::string> problems_;
+  std::size_t count_ = 0;
 };
+
+//! "... and 7 more problems": the line after the first kShownProblems of a list.
+[[nodiscard]] std::string more_problems(std::size_t more);
 
 }  // namespace haloflow::input

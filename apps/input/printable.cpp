@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 
 namespace haloflow::input {
 namespace {
@@ -26,6 +27,22 @@ std::size_t utf8_length(std::string_view text, std::size_t at) {
     if ((static_cast<unsigned char>(text[at + k]) & 0xC0) != 0x80) return 0;
   }
   return length;
+}
+
+// The code point of the `length`-byte UTF-8 character at text[at] (checked by utf8_length).
+char32_t code_point(std::string_view text, std::size_t at, std::size_t length) {
+  const auto byte = [&](std::size_t k) { return static_cast<char32_t>(text[at + k]) & 0xFF; };
+  if (length == 1) return byte(0);
+  char32_t code = byte(0) & (0x7F >> length);
+  for (std::size_t k = 1; k < length; ++k) code = (code << 6) | (byte(k) & 0x3F);
+  return code;
+}
+
+// The marks and embeddings, overrides and isolates of Unicode's bidirectional algorithm:
+// U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069.
+bool reorders_text(char32_t code) {
+  return code == 0x061C || code == 0x200E || code == 0x200F || (code >= 0x202A && code <= 0x202E) ||
+         (code >= 0x2066 && code <= 0x2069);
 }
 
 // One character of `text` at `at` appended to `out`, escaped when it must be; \returns the bytes
@@ -63,6 +80,12 @@ std::size_t append_escaped(std::string& out, std::string_view text, std::size_t 
   if (length == 2 && byte == 0xC2 && static_cast<unsigned char>(text[at + 1]) < 0xA0) {
     out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[at + 1]));
     return 2;
+  }
+  // Characters that reorder or hide the text around them (bidirectional controls: a path or a
+  // value could show as something it is not): written as escapes too.
+  if (const char32_t code = code_point(text, at, length); reorders_text(code)) {
+    out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(code));
+    return length;
   }
   out.append(text.substr(at, length));
   return length;

@@ -15,8 +15,10 @@ namespace haloflow::input {
 //! The longest echo of a value in a message (bytes, before "...").
 inline constexpr std::size_t kShownBytes = 60;
 
-//! `text` with control characters and DEL written as escapes (\n, \t, \u001b), bytes that are not
-//! UTF-8 as \xNN, and cut after `max_bytes` with "..." (never inside a character).
+//! `text` with control characters (C0, DEL and C1) and the bidirectional controls that reorder
+//! what a terminal shows (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069) written as
+//! escapes (\n, \t, \u001b, \u202e), bytes that are not UTF-8 as \xNN, and cut after
+//! `max_bytes` with "..." (never inside a character).
 [[nodiscard]] std::string printable(std::string_view text, std::size_t max_bytes = kShownBytes);
 
 //! A message whose lines are kept (\n) but whose other control characters are escaped and whose

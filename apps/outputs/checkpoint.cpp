@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <regex>
 
@@ -149,67 +150,147 @@ std::vector<int> complete_checkpoints(const std::filesystem::path& directory) {
   return steps;
 }
 
+std::vector<int> checkpoint_steps_with_files(const std::filesystem::path& directory) {
+  std::vector<int> steps;
+  std::error_code error;
+  static const std::regex rank_file(R"(step_([0-9]{8})_r[0-9]{4}\.ckpt)");
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    std::smatch match;
+    const std::string name = entry.path().filename().string();
+    if (std::regex_match(name, match, rank_file)) steps.push_back(std::stoi(match[1]));
+  }
+  std::sort(steps.rbegin(), steps.rend());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  return steps;
+}
+
+namespace {
+
+[[noreturn]] void refuse(CheckpointProblem problem, const std::string& message) {
+  throw CheckpointError(problem, message);
+}
+
+// On a CRC-32 that does not match: the header's fields that the writer always sets the same way
+// (magic, version, element size 1, element count = payload bytes) put back as it wrote them. When
+// the CRC-32 then matches, the file is a checkpoint of this format whose header was changed after
+// it was written: \returns the changed fields' names; empty when that does not explain it.
+std::vector<std::string> changed_header_fields(std::string_view bytes, const Header& h,
+                                               std::size_t payload) {
+  Header written = h;
+  written.magic = kMagic;
+  written.version = kVersion;
+  written.element_size = 1;
+  written.count = payload;
+  written.checksum = 0;
+  std::array<unsigned char, kCheckpointHeaderBytes> header{};
+  encode(written, header.data());
+  if (file_crc(header.data(), bytes_at(bytes, kCheckpointHeaderBytes), payload) != h.checksum) {
+    return {};
+  }
+  std::vector<std::string> changed;
+  if (h.magic != kMagic)
+    changed.emplace_back(
+        fmt::format("magic (\"{}\")", input::printable(std::string_view(h.magic.data(), 8))));
+  if (h.version != kVersion) changed.emplace_back(fmt::format("format version ({})", h.version));
+  if (h.element_size != 1) changed.emplace_back(fmt::format("element size ({})", h.element_size));
+  if (h.count != payload) changed.emplace_back(fmt::format("element count ({})", h.count));
+  return changed;
+}
+
+}  // namespace
+
 std::vector<unsigned char> checked_payload(std::string_view bytes, const std::string& name,
                                            const CheckpointKey& key) {
   if (bytes.size() < kCheckpointHeaderBytes) {
-    throw Error(fmt::format("checkpoint {}: truncated: {} bytes, shorter than its {}-byte header",
-                            name, bytes.size(), kCheckpointHeaderBytes));
+    refuse(CheckpointProblem::damaged,
+           fmt::format("checkpoint {}: truncated: {} bytes, shorter than its {}-byte header", name,
+                       bytes.size(), kCheckpointHeaderBytes));
   }
   const Header h = decode(bytes_at(bytes, 0));
-  if (h.magic != kMagic) {
-    throw Error(
-        fmt::format("checkpoint {}: not a haloflow checkpoint (its first bytes are not "
-                    "the magic HFLOWCKP)",
-                    name));
-  }
   const std::size_t payload = bytes.size() - kCheckpointHeaderBytes;
   const std::uint32_t crc =
       file_crc(bytes_at(bytes, 0), bytes_at(bytes, kCheckpointHeaderBytes), payload);
   // Nothing in the header is believed before the checksum over it matches: a flipped bit in the
-  // rank count must not send the user off to restart on another number of ranks.
+  // rank count must not send the user off to restart on another number of ranks, nor one in the
+  // version or the element count be taken for another format or a cut file.
   if (crc != h.checksum) {
-    const bool sizes_agree =
-        h.element_size != 0 && h.count <= payload && payload == h.count * h.element_size;
-    if (!sizes_agree && h.element_size != 0 && payload < h.count * h.element_size) {
-      throw Error(fmt::format(
-          "checkpoint {}: truncated: {} payload bytes; the header says {} elements of {} bytes",
-          name, payload, h.count, h.element_size));
+    if (const auto changed = changed_header_fields(bytes, h, payload); !changed.empty()) {
+      refuse(CheckpointProblem::damaged,
+             fmt::format("checkpoint {}: corrupted: its header's {} changed after it was written "
+                         "(the CRC-32 matches the header as written)",
+                         name, input::listed(changed)));
     }
-    if (h.version != kVersion) {
-      throw Error(fmt::format("checkpoint {}: format version {}; this haloflow reads version {}",
-                              name, h.version, kVersion));
+    if (h.magic != kMagic) {
+      refuse(CheckpointProblem::foreign,
+             fmt::format("checkpoint {}: not a haloflow checkpoint (its first bytes are not the "
+                         "magic HFLOWCKP)",
+                         name));
     }
-    throw Error(
-        fmt::format("checkpoint {}: corrupted: the CRC-32 of its header and payload is "
-                    "{:08x}; the file says {:08x}",
-                    name, crc, h.checksum));
+    if (h.version == 1 && h.checksum == fnv1a64(bytes_at(bytes, kCheckpointHeaderBytes), payload)) {
+      refuse(CheckpointProblem::version,
+             fmt::format("checkpoint {}: format version 1 (an older haloflow's, intact); this "
+                         "haloflow reads version {}",
+                         name, kVersion));
+    }
+    if (h.version > kVersion) {
+      refuse(CheckpointProblem::version,
+             fmt::format("checkpoint {}: format version {} (a newer haloflow's, or a damaged "
+                         "header: its CRC-32 is not this format's); this haloflow reads version {}",
+                         name, h.version, kVersion));
+    }
+    // The bytes the header's count says (beyond 64 bits: more than any file holds).
+    const bool beyond = h.element_size != 0 && h.count > UINT64_MAX / h.element_size;
+    const std::uint64_t said = beyond ? UINT64_MAX : h.count * h.element_size;
+    if (h.element_size != 0 && payload < said) {
+      refuse(CheckpointProblem::damaged,
+             fmt::format("checkpoint {}: truncated: {} payload bytes; the header says {} elements "
+                         "of {} bytes",
+                         name, payload, h.count, h.element_size));
+    }
+    if (h.element_size != 0 && payload > said) {
+      refuse(CheckpointProblem::damaged,
+             fmt::format("checkpoint {}: corrupted: {} payload bytes, more than the {} elements of "
+                         "{} bytes its header says (bytes were added)",
+                         name, payload, h.count, h.element_size));
+    }
+    refuse(CheckpointProblem::damaged,
+           fmt::format("checkpoint {}: corrupted: the CRC-32 of its header and payload is "
+                       "{:08x}; the file says {:08x}",
+                       name, crc, h.checksum));
+  }
+  if (h.magic != kMagic) {
+    refuse(CheckpointProblem::foreign,
+           fmt::format("checkpoint {}: not a haloflow checkpoint (its first bytes are not the "
+                       "magic HFLOWCKP)",
+                       name));
   }
   if (h.version != kVersion) {
-    throw Error(fmt::format("checkpoint {}: format version {}; this haloflow reads version {}",
-                            name, h.version, kVersion));
+    refuse(CheckpointProblem::version,
+           fmt::format("checkpoint {}: format version {}; this haloflow reads version {}", name,
+                       h.version, kVersion));
   }
   if (h.element_size == 0 || payload != h.count * h.element_size) {
-    throw Error(
-        fmt::format("checkpoint {}: {} payload bytes; the header says {} elements of {} "
-                    "bytes",
-                    name, payload, h.count, h.element_size));
+    refuse(CheckpointProblem::damaged,
+           fmt::format("checkpoint {}: {} payload bytes; the header says {} elements of {} bytes",
+                       name, payload, h.count, h.element_size));
   }
   if (h.case_hash != key.case_hash) {
-    throw Error(
-        fmt::format("checkpoint {}: written for another case (case hash {:016x}; this "
-                    "case's is {:016x}: the model or its section differs)",
-                    name, h.case_hash, key.case_hash));
+    refuse(CheckpointProblem::mismatch,
+           fmt::format("checkpoint {}: written for another case (case hash {:016x}; "
+                       "this case's is {:016x}: the model or its section differs)",
+                       name, h.case_hash, key.case_hash));
   }
   if (h.ranks != static_cast<std::uint32_t>(key.ranks)) {
-    throw Error(
-        fmt::format("checkpoint {}: written by a run on {} ranks; this run has {} (restart "
-                    "on {} ranks)",
-                    name, h.ranks, key.ranks, h.ranks));
+    refuse(CheckpointProblem::mismatch,
+           fmt::format("checkpoint {}: written by a run on {} ranks; this run has {} "
+                       "(restart on {} ranks)",
+                       name, h.ranks, key.ranks, h.ranks));
   }
   if (h.rank != static_cast<std::uint32_t>(key.rank) ||
       h.step != static_cast<std::uint64_t>(key.step)) {
-    throw Error(fmt::format("checkpoint {}: holds rank {} at step {}; expected rank {} at step {}",
-                            name, h.rank, h.step, key.rank, key.step));
+    refuse(CheckpointProblem::mismatch,
+           fmt::format("checkpoint {}: holds rank {} at step {}; expected rank {} at step {}", name,
+                       h.rank, h.step, key.rank, key.step));
   }
   const auto* start = bytes_at(bytes, kCheckpointHeaderBytes);
   return {start, start + payload};
@@ -223,13 +304,13 @@ std::vector<unsigned char> read_checkpoint(const std::filesystem::path& director
   try {
     file = input::read_input_file(path, "a haloflow checkpoint file");
   } catch (const Error& error) {
-    throw Error(fmt::format("checkpoint {}", error.what()));
+    refuse(CheckpointProblem::unreadable, fmt::format("checkpoint {}", error.what()));
   }
   if (!file) {
-    throw Error(
-        fmt::format("checkpoint {}: missing (the checkpoint of step {} should hold a file for "
-                    "each of {} ranks)",
-                    name, key.step, key.ranks));
+    refuse(CheckpointProblem::unreadable,
+           fmt::format("checkpoint {}: missing (the checkpoint of step {} should hold a file for "
+                       "each of {} ranks)",
+                       name, key.step, key.ranks));
   }
   return checked_payload(*file, name, key);
 }

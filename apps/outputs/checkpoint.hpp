@@ -12,12 +12,35 @@
 #include <string_view>
 #include <vector>
 
+#include "haloflow/error.hpp"
+
 namespace haloflow::outputs {
 
 //! FNV-1a 64 of `size` bytes, continuing `hash`: the case hash (an identity of 64 bits, not a
 //! check of data; the file's data is checked by CRC-32).
 std::uint64_t fnv1a64(const void* data, std::size_t size,
                       std::uint64_t hash = 0xcbf29ce484222325ull);
+
+//! Why a checkpoint file was refused: what the advice after it depends on (an intact checkpoint
+//! of another case or rank count is no damage, and an older one of the same kind fits no better).
+enum class CheckpointProblem {
+  damaged,     //!< truncated, corrupted (CRC-32), bytes added, its header's fields changed
+  unreadable,  //!< missing, not a regular file, cannot be opened or read
+  version,     //!< another format version (an older or a newer haloflow's)
+  mismatch,    //!< intact, but of another case, rank count, rank or step
+  foreign,     //!< not a haloflow checkpoint at all
+};
+
+//! A refused checkpoint: the message names the file and the cause.
+class CheckpointError : public haloflow::Error {
+ public:
+  CheckpointError(CheckpointProblem problem, const std::string& message)
+      : Error(message), problem_(problem) {}
+  [[nodiscard]] CheckpointProblem problem() const { return problem_; }
+
+ private:
+  CheckpointProblem problem_;
+};
 
 //! What a checkpoint must match: the case (its hash), the rank, the rank count, the step.
 struct CheckpointKey {
@@ -50,16 +73,22 @@ void mark_checkpoint_complete(const std::filesystem::path& directory,
 //! empty when there are none or no such directory.
 [[nodiscard]] std::vector<int> complete_checkpoints(const std::filesystem::path& directory);
 
+//! The steps of which `directory` holds rank files (step_N_rR.ckpt), complete or not, newest
+//! first.
+[[nodiscard]] std::vector<int> checkpoint_steps_with_files(const std::filesystem::path& directory);
+
 //! The payload of `bytes`, a checkpoint file named `name` in messages, after checking that it is
-//! the state `key` asks for. \throws Error naming the file and what is wrong: truncated, not a
-//! checkpoint, another format version, corrupted (the CRC-32 of header and payload), another
-//! case, rank count, rank or step.
+//! the state `key` asks for. \throws CheckpointError naming the file and its real cause:
+//! truncated, bytes added, header fields changed after it was written (the CRC-32 matches the
+//! header as written), corrupted (the CRC-32 of header and payload), not a checkpoint, an older
+//! or a newer format version, another case, rank count, rank or step.
 [[nodiscard]] std::vector<unsigned char> checked_payload(std::string_view bytes,
                                                          const std::string& name,
                                                          const CheckpointKey& key);
 
 //! This rank's state of step key.step, read from its file in `directory` (a regular file of
-//! bounded size) and checked (checked_payload). \throws Error naming the file and what is wrong.
+//! bounded size) and checked (checked_payload). \throws CheckpointError naming the file and what
+//! is wrong (unreadable: missing, not a regular file, an error reading it).
 std::vector<unsigned char> read_checkpoint(const std::filesystem::path& directory,
                                            const CheckpointKey& key);
 

@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 
+#include "printable.hpp"
+
 namespace haloflow::outputs {
 
 std::string size_text(std::uint64_t bytes) {
@@ -18,6 +20,9 @@ std::string size_text(std::uint64_t bytes) {
 }
 
 void WrittenFiles::add(const WrittenFile& file) {
+  // std::filesystem::file_size's answer on an error ((uintmax_t)-1) is no size: such a file is
+  // left out rather than listed with 16 EiB.
+  if (file.bytes == kUnknownSize) return;
   const auto [at, added] = index_.try_emplace(file.path.string(), files_.size());
   if (added) {
     files_.push_back(file);
@@ -56,7 +61,7 @@ std::string WrittenFiles::announcement(std::size_t most) const {
   std::string text = fmt::format("wrote {} file{} ({} in all):\n", files_.size(),
                                  files_.size() == 1 ? "" : "s", size_text(total_bytes()));
   const auto line = [](const std::string& name, std::uint64_t bytes) {
-    return fmt::format("  {:<56} {:>10}\n", name, size_text(bytes));
+    return fmt::format("  {:<56} {:>10}\n", input::printable(name, 300), size_text(bytes));
   };
   if (files_.size() <= most) {
     for (const WrittenFile& file : files_) text += line(file.path.string(), file.bytes);

@@ -14,6 +14,9 @@
 
 namespace haloflow::outputs {
 
+//! What std::filesystem::file_size returns on an error: never a size (WrittenFiles::add drops it).
+inline constexpr std::uint64_t kUnknownSize = static_cast<std::uint64_t>(-1);
+
 struct WrittenFile {
   std::filesystem::path path;  //!< as the run named it (the run directory's path in front)
   std::uint64_t bytes = 0;
@@ -28,7 +31,8 @@ class WrittenFiles {
   explicit WrittenFiles(std::filesystem::path run_directory)
       : run_directory_(std::move(run_directory)) {}
 
-  //! Notes a file; one written again (the .pvd after each output) keeps its newest size.
+  //! Notes a file; one written again (the .pvd after each output) keeps its newest size. A file
+  //! of kUnknownSize bytes (a failed file_size) is not noted.
   void add(const WrittenFile& file);
   void add(const std::vector<WrittenFile>& files);
 

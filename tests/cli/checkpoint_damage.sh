@@ -5,13 +5,17 @@
 #   to 20 bytes), flip (one payload byte of rank 1's file inverted), flip_header (a bit of the rank
 #   count in rank 0's header flipped), fifo (rank 0's file replaced by a FIFO nobody writes),
 #   device (rank 0's file replaced by a link to /dev/zero), none (as written: the command itself
-#   is the mismatch, another case or another rank count). The newest checkpoint is damaged.
+#   is the mismatch, another case or another rank count), missing (rank 1's file deleted),
+#   no_marker (the newest checkpoint's marker deleted), no_markers (every marker deleted). The
+#   newest checkpoint is damaged. With COPY_CASE=1 the run directory's case.resolved.json is
+#   copied too.
 # COMMAND gets "--restart WORK_DIR" appended; its output is shown, then "exit=STATUS".
 mode=$1
 source=$2
 work=$3
 shift 3
 rm -rf "$work" && mkdir -p "$work" && cp -r "$source/checkpoints" "$work/" || exit 2
+if [ "${COPY_CASE:-0}" = 1 ]; then cp "$source/case.resolved.json" "$work/" || exit 2; fi
 rank0=$(ls "$work"/checkpoints/*_r0000.ckpt | tail -n 1)
 rank1=$(ls "$work"/checkpoints/*_r0001.ckpt | tail -n 1)
 case $mode in
@@ -36,6 +40,12 @@ case $mode in
     rm -f "$rank0" && mkfifo "$rank0" ;;
   device)
     rm -f "$rank0" && ln -s /dev/zero "$rank0" ;;
+  missing)
+    rm -f "$rank1" ;;
+  no_marker)
+    rm -f "$(ls "$work"/checkpoints/*.complete | tail -n 1)" ;;
+  no_markers)
+    rm -f "$work"/checkpoints/*.complete ;;
   none) ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac

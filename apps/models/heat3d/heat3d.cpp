@@ -60,6 +60,12 @@ void validate(const HeatConfig& c) {
         fmt::format("heat3d dt: {} is not allowed; expected 0 (automatic) or positive", c.dt));
   }
   const double dt = time_step(c);
+  if (!std::isfinite(dt) || !std::isfinite(0.5 * dt / diffusion_number(c, dt))) {
+    throw Error(fmt::format(
+        "heat3d nu: {} is not allowed: too small to bound the time step (the largest stable dt "
+        "is beyond a double's range); expected a larger diffusivity",
+        c.nu));
+  }
   if (diffusion_number(c, dt) > 0.5) {
     throw Error(fmt::format(
         "heat3d dt: {} is not allowed; the explicit scheme is stable for dt <= {} (nu dt "

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "haloflow/mpi_session.hpp"
 #include "heat3d_report.hpp"
@@ -49,12 +51,29 @@ class Heat3dModel final : public Model {
     const auto n = [&](std::size_t axis) { return static_cast<double>(c.cells[axis]); };
     const double sum = n(0) * n(0) + n(1) * n(1) + n(2) * n(2);
     const double largest = std::max({n(0), n(1), n(2)});
-    const double dt = c.dt > 0 ? c.dt : 1.0 / (8.0 * c.nu * largest * largest);
+    // A diffusivity so small that the largest stable step (or the automatic one) is beyond a
+    // double's range bounds nothing: refused naming the smallest nu that does, never "dt <= inf".
+    const double stable = 0.5 / (c.nu * sum);
+    const double automatic = 1.0 / (8.0 * c.nu * largest * largest);
+    if (!std::isfinite(stable) || (c.dt == 0 && !std::isfinite(automatic))) {
+      const double big = std::numeric_limits<double>::max();
+      // Divided in turn: sum * big would overflow.
+      const double smallest =
+          1.01 * std::max(0.5 / sum / big, 1.0 / (8.0 * largest * largest) / big);
+      fields.report(
+          "/heat3d/nu",
+          fmt::format("{} is not allowed: too small to bound the time step (the largest "
+                      "stable dt, 1 / (2 nu sum 1/h^2), is beyond a double's range on this "
+                      "grid); expected a diffusivity from {:.3g} to 1e+12",
+                      c.nu, smallest));
+      return;
+    }
+    const double dt = c.dt > 0 ? c.dt : automatic;
     if (c.nu * dt * sum > 0.5) {
       fields.report("/heat3d/dt",
                     fmt::format("{} is not allowed: the explicit scheme is stable for dt <= {:.6g} "
                                 "(nu dt sum 1/h^2 <= 1/2); expected 0 (automatic) or at most that",
-                                c.dt, 0.5 / (c.nu * sum)));
+                                c.dt, stable));
     }
   }
 

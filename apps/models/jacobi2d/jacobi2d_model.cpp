@@ -13,6 +13,8 @@ namespace {
 
 constexpr std::int64_t kMaxAxis = std::int64_t{1} << 30;
 constexpr std::int64_t kMaxSteps = 100000000;
+constexpr const char* kTwoStepsReason = "two steps a frame (/jacobi2d/steps_per_frame 2)";
+constexpr const char* kOneStepAdvice = "/jacobi2d/steps_per_frame 1 (one ghost layer)";
 
 class Jacobi2dModel final : public Model {
  public:
@@ -52,6 +54,7 @@ class Jacobi2dModel final : public Model {
 
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     const JacobiConfig& c = settings_.config;
+    const bool two_steps = c.steps_per_frame == 2;
     bytes_per_rank_ = check_grid_fits(fields,
                                       {.section = "/jacobi2d",
                                        .dimensions = 2,
@@ -62,7 +65,13 @@ class Jacobi2dModel final : public Model {
                                        .ghost_cells = 2 * c.steps_per_frame,
                                        .fields = 2,  // a and a_new
                                        .precision = settings_.precision,
-                                       .copy_rows_in_y = true},
+                                       .copy_rows_in_y = true,
+                                       // jacobi2d.cpp's halo: 2 deep for two steps a frame
+                                       // (kTwoSteps), else 1; x fixed columns, y periodic.
+                                       .halo_depth = c.steps_per_frame,
+                                       .periodic = {false, true, false},
+                                       .depth_reason = two_steps ? kTwoStepsReason : "",
+                                       .depth_advice = two_steps ? kOneStepAdvice : ""},
                                       limits);
   }
 

@@ -96,10 +96,11 @@ class SeedModel final : public Model {
     bytes_per_rank_ = static_cast<double>(seed_.cells + 2 * seed_.halo_cells) * sizeof(double);
     const double budget = limits.memory_gib * kGiB;
     if (bytes_per_rank_ > budget) {
-      fields.report("/seed/cells",
-                    fmt::format("{} needs about {} GiB (grid and halos, doubles); the memory "
-                                "budget is {} GiB (--memory-gib); expected a smaller grid",
-                                seed_.cells, gib(bytes_per_rank_), gib(budget)));
+      fields.report(
+          "/seed/cells",
+          fmt::format("{} needs about {} GiB (grid and halos, doubles); the memory "
+                      "budget is {} GiB ({}); expected a smaller grid",
+                      seed_.cells, gib(bytes_per_rank_), gib(budget), kMemoryBudgetSource));
     }
   }
 

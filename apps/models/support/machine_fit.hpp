@@ -2,6 +2,7 @@
 // Whether a gridded case fits the machine it is to run on: no axis with more ranks than cells,
 // and the memory a rank needs within its budget. Shared by the models that decompose a grid.
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -23,14 +24,29 @@ struct GridNeeds {
   std::string precision = "double";
   //! jacobi2d: the y axis's cells are its computed rows (ny - 2), the copy rows being halo.
   bool copy_rows_in_y = false;
+  //! The ghost layers a frame's halo exchange fills (make_halo_plan's ghost_width): along an axis
+  //! with a neighbour (more than one rank, or periodic) every rank must own at least that many.
+  int halo_depth = 1;
+  std::array<bool, 3> periodic{false, false, false};  //!< per axis: wraps around (a neighbour)
+  //! Why the halo is that deep and what would make it shallower, for the message:
+  //! "two steps a frame (/jacobi2d/steps_per_frame 2)", "/jacobi2d/steps_per_frame 1".
+  std::string depth_reason;
+  std::string depth_advice;
 };
 
-//! Reports, into `fields`, every axis with more ranks than its cells allow and a memory need over
-//! `limits.memory_gib`; \returns the bytes one rank needs (0 when the ranks cannot be arranged).
+//! Reports, into `fields`, every axis with more ranks than its cells allow, every axis whose
+//! thinnest rank owns fewer cells than the halo is deep (the rule of make_halo_plan, which would
+//! refuse the run), and a memory need over `limits.memory_gib`; \returns the bytes one rank needs
+//! (0 when the ranks cannot be arranged).
 double check_grid_fits(JsonFields& fields, const GridNeeds& needs, const MachineLimits& limits);
 
 //! `bytes` in GiB as messages write them (3 significant digits below 10, whole above).
 [[nodiscard]] std::string gib(double bytes);
+
+//! Where MachineLimits::memory_gib comes from, as messages say it.
+inline constexpr const char* kMemoryBudgetSource =
+    "--memory-gib; by default the GPU's memory or, without a GPU, this machine's physical memory "
+    "over the ranks that share it";
 
 //! Bytes in a GiB.
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
