@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -223,6 +224,9 @@ int run(const Flags& f, const haloflow::MpiSession& mpi) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Errors named by haloflow, never a signal: a file size limit, a closed pipe.
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
   Flags flags;
   CLI::App app{"haloflow_model: jacobi2d, heat3d and euler2d on haloflow frames (under mpiexec)"};
   add_flags(app, flags);
@@ -234,7 +238,10 @@ int main(int argc, char** argv) {
   std::optional<haloflow::MpiSession> mpi;  // outlives the handler, which may need MPI_Abort
   try {
     mpi.emplace(&argc, &argv);
-    return run(flags, *mpi);
+    const int status = run(flags, *mpi);
+    // The end bounded like the middle: a rank stopped now ends the job, named, not a hang.
+    mpi->finish(std::chrono::duration<double>(flags.timeout_s));
+    return status;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "haloflow_model: %s\n",
                  haloflow::input::printable_message(error.what()).c_str());
