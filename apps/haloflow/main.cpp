@@ -10,7 +10,6 @@
 #include <sys/resource.h>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -21,6 +20,7 @@
 #include "commands.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/version.hpp"
+#include "output_files.hpp"
 #include "printable.hpp"
 #include "replay.hpp"
 #include "run_case.hpp"
@@ -65,29 +65,10 @@ CLI::Validator finite_between(double low, double high, bool above_low) {
       fmt::format("NUMBER in {}{}, {}]", above_low ? "(" : "[", low, high));
 }
 
-// MPICH keeps the shared memory of the ranks of one node in files of several MiB, which a small
-// file size limit (ulimit -f) refuses: MPI could not even start. Under such a limit the ranks
-// talk through MPI's other transports instead (the user's own settings win).
-void keep_mpi_within_file_size_limit() {
-  constexpr rlim_t kEnough = rlim_t{256} << 20;
-  rlimit limit{};
-  if (getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
-      limit.rlim_cur >= kEnough) {
-    return;
-  }
-  setenv("UCX_TLS", "^posix", 0);
-  setenv("MPIR_CVAR_NOLOCAL", "1", 0);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  // A write past a file size limit (ulimit -f) or into a closed pipe must be an error haloflow
-  // reports, naming the file, never a signal that kills the process without a word (MPI's own
-  // start-up writes files too, so this comes first).
-  std::signal(SIGXFSZ, SIG_IGN);
-  std::signal(SIGPIPE, SIG_IGN);
-  keep_mpi_within_file_size_limit();
+  haloflow::outputs::prepare_process_for_outputs();  // before MPI starts: it writes files too
   CLI::App app{"haloflow: hide halo communication behind computation with CUDA graphs"};
   // `haloflow --version`: the version alone, as scripts read it (`haloflow info` says more).
   app.set_version_flag("--version", std::string("haloflow ") + haloflow::version,

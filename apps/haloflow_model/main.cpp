@@ -13,7 +13,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -29,6 +28,7 @@
 #include "json_fields.hpp"
 #include "machine_memory.hpp"
 #include "model.hpp"
+#include "output_files.hpp"
 #include "printable.hpp"
 #include "raw_field.hpp"
 
@@ -224,9 +224,7 @@ int run(const Flags& f, const haloflow::MpiSession& mpi) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Errors named by haloflow, never a signal: a file size limit, a closed pipe.
-  std::signal(SIGXFSZ, SIG_IGN);
-  std::signal(SIGPIPE, SIG_IGN);
+  haloflow::outputs::prepare_process_for_outputs();  // before MPI starts: it writes files too
   Flags flags;
   CLI::App app{"haloflow_model: jacobi2d, heat3d and euler2d on haloflow frames (under mpiexec)"};
   add_flags(app, flags);

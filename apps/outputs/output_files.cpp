@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -193,6 +195,19 @@ std::string temporary_name(const std::string& name) {
 }
 
 }  // namespace
+
+void prepare_process_for_outputs() {
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
+  constexpr rlim_t kEnough = rlim_t{256} << 20;
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+      limit.rlim_cur >= kEnough) {
+    return;
+  }
+  ::setenv("UCX_TLS", "^posix", 0);
+  ::setenv("MPIR_CVAR_NOLOCAL", "1", 0);
+}
 
 bool is_temporary_name(std::string_view name) {
   return name.starts_with('.') && name.find(kTemporaryMark) != std::string_view::npos;

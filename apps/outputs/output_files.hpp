@@ -19,6 +19,14 @@
 
 namespace haloflow::outputs {
 
+//! First thing in a command's main, before MPI starts (it writes files too): a write past a file
+//! size limit (ulimit -f) or into a closed pipe becomes an error haloflow reports, naming the
+//! file, never SIGXFSZ or SIGPIPE killing the process without a word; and under a small file size
+//! limit MPICH is kept off its shared-memory files of several MiB, which it could not create (the
+//! ranks of a node then talk through its other transports; the user's own settings of UCX_TLS
+//! and MPIR_CVAR_NOLOCAL win).
+void prepare_process_for_outputs();
+
 //! How write_output_file writes.
 struct WriteOptions {
   //! Replace a file that exists (--force, or a file of a run directory haloflow prepared).

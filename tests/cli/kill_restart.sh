@@ -50,8 +50,10 @@ if ((status == 0)); then
   echo "FAILED: the killed run reported success"
   exit 1
 fi
-if [[ -e $work/killed/results.json ]]; then
-  echo "FAILED: the killed run left a results.json"
+# The killed run's results.json is the one written at its start: it says running (or failed, if
+# rank 0 got to say so), never complete.
+if ! grep -Eq '"status": "(running|failed)"' "$work/killed/results.json"; then
+  echo "FAILED: the killed run's results.json does not say running or failed"
   exit 1
 fi
 "${run[@]}" --restart "$work/killed" --out "$work/restarted" --dump "$work/restarted.raw" \

@@ -53,7 +53,8 @@ scenario() {
 }
 
 # 1. A file size limit (RLIMIT_FSIZE, 100 KiB): the VTK piece cannot be written. The run fails
-#    naming the file and the cause, leaves no partial .vti, no temporary and no results.json.
+#    naming the file and the cause, leaves no partial .vti, no temporary, and results.json says
+#    failed.
 scenario "file size limit (ulimit -f) on the VTK output"
 dir=$work/fsize
 run_haloflow bash -c "$limited exec '$haloflow' run '$case_file' --executor host --steps 3 \

@@ -111,6 +111,9 @@ StopAgreement::StopAgreement(MPI_Comm communicator, std::chrono::duration<double
                "the agreement to stop on a signal");
   wait_for_collective(request, communicator, "MPI_Comm_idup", "the agreement to stop on a signal",
                       timeout_);
+  // Named, so that tools (and tests/mpi/stop_in_collective.cpp) can tell its calls apart.
+  HALOFLOW_MPI(MPI_Comm_set_name(communicator_, "haloflow stop agreement"),
+               "the agreement to stop on a signal");
 }
 
 StopAgreement::~StopAgreement() {
