@@ -404,7 +404,9 @@ struct MonitorCell {
     const Prim p = primitive_at(q, i, fs, m.gamma - 1.0);
     if (!(p.r > 0.0) || !(p.p > 0.0)) return -1.0;
     const double c = sqrt(m.gamma * p.p / p.r);
-    const double s = fma(fabs(p.n) + c, m.inv_dx, (fabs(p.t) + c) * m.inv_dy);
+    // Both terms rounded alike and added (commutative): the same bits for a state and its
+    // transpose (x and y, and dx and dy, swapped), so sod-y steps exactly as sod-x transposed.
+    const double s = (fabs(p.n) + c) * m.inv_dx + (fabs(p.t) + c) * m.inv_dy;
     return s <= DBL_MAX ? s : -1.0;
   }
 };
