@@ -103,7 +103,8 @@ void add_flags(CLI::App& app, Flags& f) {
   section_flag<double>(app, f, "--cfl", "cfl", "euler2d: CFL number (default 0.4)");
   section_flag<double>(app, f, "--t-end", "t_end", "euler2d: stop at this time (0: after --steps)");
   section_flag<long long>(app, f, "--rk", "rk", "euler2d: SSP Runge-Kutta stages, 2 or 3");
-  section_flag<std::string>(app, f, "--limiter", "limiter", "euler2d: minmod or vanleer");
+  section_flag<std::string>(app, f, "--limiter", "limiter",
+                            "euler2d: minmod, vanleer or none (unlimited)");
   section_flag<std::string>(app, f, "--riemann", "riemann", "euler2d: hllc or rusanov");
   app.add_option("--steps", f.steps, "timed steps (jacobi2d: 1000, heat3d and euler2d: 100)")
       ->check(CLI::Range(1, 100000000));

@@ -14,6 +14,8 @@
 #include "euler2d/euler2d.hpp"
 #include "euler2d/euler_kernels.hpp"
 #include "exact_sum.hpp"
+#include "json_fields.hpp"
+#include "model.hpp"
 #include "test_mpi.hpp"
 
 using namespace haloflow;
@@ -112,4 +114,45 @@ TEST_CASE("euler2d: sod-y is bitwise sod-x transposed, step after step") {
     }
     CHECK(differ == 0);
   }
+}
+
+TEST_CASE("euler2d limiter none: read, named, and a different scheme from the limited one") {
+  auto model = make_model("euler2d");
+  input::JsonFields fields("test");
+  model->read_section(fields, nlohmann::json{{"limiter", "none"}}, "euler2d");
+  CHECK(fields.count() == 0);
+  CHECK(model->resolved_section()["limiter"] == "none");
+  input::JsonFields bad("test");
+  model->read_section(bad, nlohmann::json{{"limiter", "nope"}}, "euler2d");
+  REQUIRE(bad.count() == 1);
+  CHECK(bad.problems()[0].find("/euler2d/limiter: \"nope\" is not allowed; expected one of "
+                               "minmod, vanleer, none") == 0);
+
+  const EulerResult limited = euler(EulerCase::vortex, 16, 16, 10, kernels::kVanLeer);
+  const EulerResult unlimited = euler(EulerCase::vortex, 16, 16, 10, kernels::kNoLimiter);
+  REQUIRE(limited.field.size() == unlimited.field.size());
+  double largest = 0;
+  for (std::size_t i = 0; i < limited.field.size(); ++i) {
+    largest = std::max(largest, std::abs(limited.field[i] - unlimited.field[i]));
+  }
+  CHECK(largest > 1e-6);
+}
+
+TEST_CASE("euler2d limiter none: second order on the vortex (16, 32, 64 cells to t = 1)") {
+  std::vector<double> errors;
+  for (const std::int64_t n : {16, 32, 64}) {
+    const EulerResult r = euler(EulerCase::vortex, n, n, 100000, kernels::kNoLimiter, 1.0, false);
+    CHECK(r.final_time == 1.0);
+    errors.push_back(r.error_l1);
+  }
+  const double first = std::log2(errors[0] / errors[1]);
+  const double second = std::log2(errors[1] / errors[2]);
+  CAPTURE(errors[0]);
+  CAPTURE(errors[1]);
+  CAPTURE(errors[2]);
+  CAPTURE(first);
+  CAPTURE(second);
+  CHECK(second >= 1.8);
+  CHECK(second <= 2.4);
+  CHECK(first >= 1.6);
 }

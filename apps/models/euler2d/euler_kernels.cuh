@@ -61,15 +61,20 @@ HALOFLOW_HD inline Prim rotate(const Prim& q) {
   return {q.r, q.t, q.n, q.p};
 }
 
-//! Half the limited slope from the one-sided differences `left` and `right`.
+//! Half the limited slope from the one-sided differences `left` and `right` (unlimited: half the
+//! central slope (left + right) / 2).
 template <int kLimiter>
 HALOFLOW_HD inline double half_limited(double left, double right) {
-  const double product = left * right;
-  if (!(product > 0.0)) return 0.0;
-  if constexpr (kLimiter == kMinmod) {
-    return 0.5 * (fabs(left) < fabs(right) ? left : right);
+  if constexpr (kLimiter == kNoLimiter) {
+    return 0.25 * (left + right);
   } else {
-    return product / (left + right);  // half of van Leer's 2 l r / (l + r)
+    const double product = left * right;
+    if (!(product > 0.0)) return 0.0;
+    if constexpr (kLimiter == kMinmod) {
+      return 0.5 * (fabs(left) < fabs(right) ? left : right);
+    } else {
+      return product / (left + right);  // half of van Leer's 2 l r / (l + r)
+    }
   }
 }
 
