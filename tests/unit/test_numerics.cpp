@@ -5,10 +5,12 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "euler2d/euler2d.hpp"
@@ -17,6 +19,7 @@
 #include "json_fields.hpp"
 #include "model.hpp"
 #include "test_mpi.hpp"
+#include "timed_steps.hpp"
 
 using namespace haloflow;
 using namespace haloflow::models;
@@ -155,4 +158,33 @@ TEST_CASE("euler2d limiter none: second order on the vortex (16, 32, 64 cells to
   CHECK(second >= 1.8);
   CHECK(second <= 2.4);
   CHECK(first >= 1.6);
+}
+
+TEST_CASE("step-time percentiles count only the steps that advanced the state") {
+  // A model whose first 4 of 20 steps take 2 ms and the rest (after its end) nothing.
+  models::StepHooks hooks;
+  hooks.step = [](int step, int, int, CUstream_st*) {
+    if (step < 4) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return 1;
+  };
+  hooks.settle = [] {};
+  hooks.reset = [] {};
+  hooks.steps_advanced = [] { return 4; };
+  const models::StepTimes times = run_timed_steps(host_run(20), world(), hooks);
+  CHECK(times.steps == 4);
+  CHECK(times.min_step_s >= 1.5e-3);
+  CHECK(times.p10_step_s >= 1.5e-3);
+  CHECK(times.median_step_s >= 1.5e-3);
+}
+
+TEST_CASE("euler2d with t_end: the step times are of the steps taken, not the no-ops after") {
+  const EulerResult r = euler(EulerCase::vortex, 32, 32, 200, kernels::kVanLeer, 0.2, false);
+  REQUIRE(r.steps_taken > 0);
+  REQUIRE(r.steps_taken < 100);
+  CHECK(r.times.steps == r.steps_taken);
+  CAPTURE(r.times.min_step_s);
+  CAPTURE(r.times.p10_step_s);
+  CAPTURE(r.times.median_step_s);
+  CHECK(r.times.p10_step_s > 0.2 * r.times.median_step_s);
+  CHECK(r.times.min_step_s > 0.05 * r.times.median_step_s);
 }
