@@ -19,6 +19,27 @@ foreach(numerics_case "kh --nx 48 --ny 40 --steps 30" "vortex --nx 36 --ny 30 --
                        LABELS "host;mpi" TIMEOUT 120 PASS_REGULAR_EXPRESSION "numerics: ok")
 endforeach()
 
+# steps_per_frame auto on a grid too thin for two steps a frame: runs, one step a frame, said once.
+add_test(NAME numerics_jacobi2d_auto_thin_run
+         COMMAND bash ${numerics_script} once
+                 "one step a frame \\(steps_per_frame auto: two do not fit a rank of 1 computed row along y"
+                 $<TARGET_FILE:haloflow> run ${numerics_cases}/jacobi2d_3x3_auto.json
+                 --out ${numerics_runs}/auto_thin --force)
+set_tests_properties(numerics_jacobi2d_auto_thin_run PROPERTIES LABELS host TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "numerics: ok")
+add_test(NAME numerics_jacobi2d_auto_thin_model
+         COMMAND bash ${numerics_script} once "one step a frame \\(steps_per_frame auto"
+                 $<TARGET_FILE:haloflow_model> jacobi2d --nx 8 --ny 3 --steps 4 --executor host
+                 --steps-per-frame auto)
+set_tests_properties(numerics_jacobi2d_auto_thin_model PROPERTIES LABELS host TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "numerics: ok")
+add_test(NAME numerics_jacobi2d_two_thin_model
+         COMMAND $<TARGET_FILE:haloflow_model> jacobi2d --nx 8 --ny 3 --steps 4 --executor host
+                 --steps-per-frame 2)
+set_tests_properties(numerics_jacobi2d_two_thin_model PROPERTIES LABELS host TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "/jacobi2d/steps_per_frame: 2 is not allowed on 1 rank: [^\n]*expected 1 \\(one ghost layer\\) or \"auto\""
+  FAIL_REGULAR_EXPRESSION "ghost_width|result: model=jacobi2d")
+
 # The schema says what Sod's ends are: zero-gradient, not walls.
 add_test(NAME numerics_schema_sod_ends
          COMMAND python3 -c

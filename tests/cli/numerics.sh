@@ -4,6 +4,8 @@
 # usage:
 #   numerics.sh conservation MPIEXEC NP_FLAG HALOFLOW_MODEL ARGS...
 #       euler2d on 1, 2 and 3 ranks (host executor): the printed conservation lines identical.
+#   numerics.sh once REGEX COMMAND...
+#       COMMAND exits 0 and prints exactly one line matching REGEX.
 set -u
 fail() {
   echo "numerics: FAIL: $*"
@@ -28,6 +30,16 @@ case $mode in
         fail "$ranks ranks print '$line', 1 rank '$first'"
       fi
     done ;;
+  once)
+    regex=$1
+    shift
+    output=$("$@" 2>&1)
+    got=$?
+    printf '%s\n' "$output"
+    [ "$got" = 0 ] || fail "exit status $got"
+    count=$(printf '%s\n' "$output" | grep -cE -- "$regex")
+    [ "$count" = 1 ] || fail "$count lines match '$regex', expected 1"
+    ;;
   *) fail "unknown mode $mode" ;;
 esac
 echo "numerics: ok"

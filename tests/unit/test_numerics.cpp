@@ -10,12 +10,16 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "euler2d/euler2d.hpp"
 #include "euler2d/euler_kernels.hpp"
 #include "exact_sum.hpp"
+#include "haloflow/error.hpp"
+#include "jacobi2d/jacobi2d.hpp"
+#include "jacobi2d/jacobi2d_report.hpp"
 #include "json_fields.hpp"
 #include "model.hpp"
 #include "test_mpi.hpp"
@@ -187,4 +191,54 @@ TEST_CASE("euler2d with t_end: the step times are of the steps taken, not the no
   CAPTURE(r.times.median_step_s);
   CHECK(r.times.p10_step_s > 0.2 * r.times.median_step_s);
   CHECK(r.times.min_step_s > 0.05 * r.times.median_step_s);
+}
+
+TEST_CASE("jacobi2d steps_per_frame auto: two where they fit, else one, and said so") {
+  JacobiConfig config;
+  config.nx = 3;
+  config.ny = 3;
+  CHECK(config.steps_per_frame == kAutoStepsPerFrame);
+  const JacobiFrameSteps thin = jacobi_frame_steps(config, {1, 1, 1});
+  CHECK(thin.steps == 1);
+  CHECK(thin.thin == "1 computed row along y (1 over 1 rank)");
+  config.ny = 4;
+  CHECK(jacobi_frame_steps(config, {1, 1, 1}).steps == 2);
+  config.nx = 16;
+  config.ny = 10;
+  CHECK(jacobi_frame_steps(config, {1, 8, 1}).steps == 1);  // 8 rows over 8 ranks
+  CHECK(jacobi_frame_steps(config, {8, 1, 1}).steps == 2);  // 16 columns over 8
+  CHECK(jacobi_frame_steps(config, {16, 1, 1}).thin == "1 column along x (16 over 16 ranks)");
+
+  // The header says which, once.
+  JacobiSettings settings;
+  settings.config.nx = 3;
+  settings.config.ny = 3;
+  StepSummary summary;
+  const std::string header = jacobi_header(settings, summary);
+  CHECK(header.find("one step a frame (steps_per_frame auto: two do not fit a rank of 1 computed "
+                    "row along y (1 over 1 rank))") != std::string::npos);
+  settings.config.ny = 6;
+  CHECK(jacobi_header(settings, summary).find("two steps a frame (steps_per_frame auto)") !=
+        std::string::npos);
+
+  // 1 rank with ny = 3 runs under auto, bitwise as one step a frame; an explicit 2 is refused.
+  JacobiConfig run;
+  run.nx = 6;
+  run.ny = 3;
+  run.norm_every = 0;
+  run.run = host_run(9);
+  run.run.gather = true;
+  const JacobiResult<double> automatic = run_jacobi2d<double>(run, world());
+  run.steps_per_frame = 1;
+  const JacobiResult<double> one = run_jacobi2d<double>(run, world());
+  CHECK(automatic.field == one.field);
+  run.steps_per_frame = 2;
+  std::string refusal;
+  try {
+    (void)run_jacobi2d<double>(run, world());
+  } catch (const Error& error) {
+    refusal = error.what();
+  }
+  CHECK(refusal.find("jacobi2d steps_per_frame: 2 is not allowed on this process grid") == 0);
+  CHECK(refusal.find("expected 1 or auto") != std::string::npos);
 }

@@ -61,10 +61,11 @@ void validate(const JacobiConfig& c) {
     throw Error(fmt::format("jacobi2d rows_per_thread: {} is not allowed; expected at least 1",
                             c.rows_per_thread));
   }
-  if (c.steps_per_frame != 1 && c.steps_per_frame != 2) {
+  if (c.steps_per_frame != 1 && c.steps_per_frame != 2 && c.steps_per_frame != kAutoStepsPerFrame) {
     throw Error(fmt::format(
-        "jacobi2d steps_per_frame: {} is not allowed; expected 1 or 2 (two steps in one sweep)",
-        c.steps_per_frame));
+        "jacobi2d steps_per_frame: {} is not allowed; expected 1, 2 (two steps in one sweep) or {} "
+        "(auto)",
+        c.steps_per_frame, kAutoStepsPerFrame));
   }
   if (c.run.steps < 1 || c.run.warmup < 0) {
     throw Error(fmt::format(
@@ -138,11 +139,41 @@ Frame build_frame(jacobi::FrameKind kind, std::size_t set, HaloExchange<T>& exch
 
 }  // namespace
 
+JacobiFrameSteps jacobi_frame_steps(const JacobiConfig& config, const Coord3& process_grid) {
+  // The cells the process grid cuts: all columns along x (physical), the computed rows along y
+  // (periodic: a neighbour even on one rank).
+  const std::array<std::int64_t, 2> cells = {config.nx, config.ny - 2};
+  const std::array<bool, 2> periodic = {false, true};
+  const std::array<const char*, 2> unit = {"column", "computed row"};
+  JacobiFrameSteps result;
+  for (std::size_t axis = 0; axis < 2; ++axis) {
+    const std::int64_t ranks = std::max<std::int64_t>(process_grid[axis], 1);
+    const std::int64_t fewest = cells[axis] / ranks;
+    if ((ranks > 1 || periodic[axis]) && fewest < 2 && result.thin.empty()) {
+      result.thin = fmt::format("{} {}{} along {} ({} over {} rank{})", fewest, unit[axis],
+                                fewest == 1 ? "" : "s", axis == 0 ? "x" : "y", cells[axis], ranks,
+                                ranks == 1 ? "" : "s");
+    }
+  }
+  result.steps = config.steps_per_frame != kAutoStepsPerFrame ? config.steps_per_frame
+                 : result.thin.empty()                        ? 2
+                                                              : 1;
+  return result;
+}
+
 template <class T>
 JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) {
   validate(config);
   const CartesianDecomposition grid = decompose(config, communicator);
-  const bool two_steps = config.steps_per_frame == 2;
+  const JacobiFrameSteps frame_steps = jacobi_frame_steps(config, grid.process_grid());
+  if (frame_steps.steps == 2 && !frame_steps.thin.empty()) {
+    throw Error(fmt::format(
+        "jacobi2d steps_per_frame: 2 is not allowed on this process grid: two steps a frame fill "
+        "2 ghost layers, and it leaves a rank {}; expected 1 or auto (two steps a frame where "
+        "they fit, else one)",
+        frame_steps.thin));
+  }
+  const bool two_steps = frame_steps.steps == 2;
   const HaloPlan halo =
       two_steps ? make_halo_plan(grid, kTwoSteps, 2, 1) : make_halo_plan(grid, kStar, 1, 1);
   const FieldLayout& layout = halo.layout;
