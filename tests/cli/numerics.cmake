@@ -19,6 +19,21 @@ foreach(numerics_case "kh --nx 48 --ny 40 --steps 30" "vortex --nx 36 --ny 30 --
                        LABELS "host;mpi" TIMEOUT 120 PASS_REGULAR_EXPRESSION "numerics: ok")
 endforeach()
 
+# A jacobi2d checkpoint written with one steps_per_frame restarts under another, bitwise.
+foreach(numerics_pair "2|1" "1|2" "auto|1" "1|auto")
+  string(REPLACE "|" ";" numerics_pair "${numerics_pair}")
+  list(GET numerics_pair 0 numerics_writer)
+  list(GET numerics_pair 1 numerics_restarter)
+  set(numerics_name jacobi2d_restart_${numerics_writer}_to_${numerics_restarter})
+  add_test(NAME numerics_${numerics_name}
+           COMMAND bash ${numerics_script} restart ${numerics_runs}/${numerics_name}
+                   $<TARGET_FILE:haloflow>
+                   ${numerics_cases}/jacobi2d_steps_per_frame_${numerics_writer}.json
+                   ${numerics_cases}/jacobi2d_steps_per_frame_${numerics_restarter}.json)
+  set_tests_properties(numerics_${numerics_name} PROPERTIES LABELS host TIMEOUT 120
+                       PASS_REGULAR_EXPRESSION "numerics: ok")
+endforeach()
+
 # steps_per_frame auto on a grid too thin for two steps a frame: runs, one step a frame, said once.
 add_test(NAME numerics_jacobi2d_auto_thin_run
          COMMAND bash ${numerics_script} once

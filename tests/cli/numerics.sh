@@ -4,6 +4,9 @@
 # usage:
 #   numerics.sh conservation MPIEXEC NP_FLAG HALOFLOW_MODEL ARGS...
 #       euler2d on 1, 2 and 3 ranks (host executor): the printed conservation lines identical.
+#   numerics.sh restart WORK_DIR HALOFLOW WRITER_CASE RESTART_CASE
+#       20 steps of RESTART_CASE straight; 10 steps of WRITER_CASE with a checkpoint at 10;
+#       RESTART_CASE restarted from it to 20: the dumped fields identical (cmp).
 #   numerics.sh once REGEX COMMAND...
 #       COMMAND exits 0 and prints exactly one line matching REGEX.
 set -u
@@ -30,6 +33,21 @@ case $mode in
         fail "$ranks ranks print '$line', 1 rank '$first'"
       fi
     done ;;
+  restart)
+    work=$1 haloflow=$2 writer=$3 restarter=$4
+    rm -rf "$work" && mkdir -p "$work" || exit 2
+    "$haloflow" run "$restarter" --executor host --steps 20 --out "$work/straight" \
+      --dump "$work/straight.raw" >"$work/straight.txt" 2>&1 || fail "straight run: $(cat "$work/straight.txt")"
+    "$haloflow" run "$writer" --executor host --steps 10 --checkpoint-every 10 \
+      --out "$work/first_half" >"$work/first_half.txt" 2>&1 || fail "first half: $(cat "$work/first_half.txt")"
+    "$haloflow" run "$restarter" --executor host --steps 20 --restart "$work/first_half" \
+      --out "$work/restarted" --dump "$work/restarted.raw" >"$work/restarted.txt" 2>&1 ||
+      fail "restart: $(cat "$work/restarted.txt")"
+    cat "$work/restarted.txt"
+    grep -q "restarting from the checkpoint of step 10" "$work/restarted.txt" ||
+      fail "the restart did not say it restarted from step 10"
+    cmp "$work/straight.raw" "$work/restarted.raw" || fail "the restarted field differs"
+    ;;
   once)
     regex=$1
     shift

@@ -242,3 +242,35 @@ TEST_CASE("jacobi2d steps_per_frame auto: two where they fit, else one, and said
   CHECK(refusal.find("jacobi2d steps_per_frame: 2 is not allowed on this process grid") == 0);
   CHECK(refusal.find("expected 1 or auto") != std::string::npos);
 }
+
+TEST_CASE("jacobi2d: a checkpoint of one steps_per_frame restarts under the other, bitwise") {
+  for (const int first : {1, 2}) {
+    const int second = 3 - first;
+    CAPTURE(first);
+    JacobiConfig config;
+    config.nx = 20;
+    config.ny = 14;
+    config.norm_every = 7;
+    config.steps_per_frame = first;
+    config.run = host_run(21);
+    config.run.gather = true;
+    const JacobiResult<float> straight = run_jacobi2d<float>(config, world());
+    std::vector<unsigned char> saved;
+    config.run.steps = 11;
+    config.run.checkpoint_every = 11;
+    config.run.checkpoint = [&](int done, const std::vector<unsigned char>& state) {
+      if (done == 11) saved = state;
+    };
+    (void)run_jacobi2d<float>(config, world());
+    REQUIRE(!saved.empty());
+    config.steps_per_frame = second;
+    config.run = host_run(21);
+    config.run.gather = true;
+    config.run.restart_step = 11;
+    config.run.restart_state = saved;
+    const JacobiResult<float> restarted = run_jacobi2d<float>(config, world());
+    REQUIRE(restarted.field.size() == straight.field.size());
+    CHECK(std::memcmp(restarted.field.data(), straight.field.data(),
+                      straight.field.size() * sizeof(float)) == 0);
+  }
+}

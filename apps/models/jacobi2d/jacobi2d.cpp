@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -330,18 +331,36 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
   hooks.process_grid = grid.process_grid();
   // A checkpoint after n steps holds the field in its first array when n is even, in its second
   // when n is odd, whatever frames took the steps (a two-step frame moves the field to the other
-  // set once for two steps), so that it restarts the same under either steps_per_frame.
+  // set once for two steps), and of each array the owned cells only (x fastest), not the ghosts,
+  // whose depth depends on the steps a frame takes: so it restarts the same under either
+  // steps_per_frame. The ghosts are filled by the exchange before any sweep reads them; the
+  // ghosts no exchange fills (beyond the fixed columns) are never read and start at zero.
+  const Box owned = layout.owned_box();
+  const auto owned_bytes = static_cast<std::size_t>(owned.volume()) * sizeof(T);
   hooks.save = [&] {
-    std::vector<unsigned char> state(2 * bytes);
+    std::vector<unsigned char> state(2 * owned_bytes);
     const bool swapped = current != static_cast<std::size_t>(done_steps % 2);
-    (swapped ? buffers.b : buffers.a).download(state.data(), bytes);
-    (swapped ? buffers.a : buffers.b).download(state.data() + bytes, bytes);
+    const std::vector<T> first = owned_values<T>(swapped ? buffers.b : buffers.a, layout);
+    const std::vector<T> second = owned_values<T>(swapped ? buffers.a : buffers.b, layout);
+    std::memcpy(state.data(), first.data(), owned_bytes);
+    std::memcpy(state.data() + owned_bytes, second.data(), owned_bytes);
     return state;
   };
   hooks.load = [&](const std::vector<unsigned char>& state) {
-    check_state_size("jacobi2d", state.size(), 2 * bytes);
-    buffers.a.upload(state.data(), bytes);
-    buffers.b.upload(state.data() + bytes, bytes);
+    check_state_size("jacobi2d", state.size(), 2 * owned_bytes);
+    const auto upload_owned = [&](Buffer& field, const unsigned char* from) {
+      std::vector<T> values(static_cast<std::size_t>(layout.field_elements()), T(0));
+      std::size_t next = 0;
+      for (std::int64_t j = owned.lo[1]; j < owned.hi[1]; ++j) {
+        for (std::int64_t i = owned.lo[0]; i < owned.hi[0]; ++i, ++next) {
+          std::memcpy(&values[static_cast<std::size_t>(layout.offset(i, j, 0))],
+                      from + next * sizeof(T), sizeof(T));
+        }
+      }
+      field.upload(values.data(), bytes);
+    };
+    upload_owned(buffers.a, state.data());
+    upload_owned(buffers.b, state.data() + owned_bytes);
     done_steps = config.run.restart_step;
     current = static_cast<std::size_t>(done_steps % 2);
     result.norms.clear();

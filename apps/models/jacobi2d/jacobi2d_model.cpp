@@ -124,6 +124,14 @@ class Jacobi2dModel final : public Model {
                                     : nlohmann::json(c.steps_per_frame)}};
   }
 
+  // A checkpoint holds the owned cells only, the same whatever steps a frame takes: a restart
+  // may take them differently.
+  [[nodiscard]] nlohmann::json checkpoint_section() const override {
+    nlohmann::json section = resolved_section();
+    section.erase("steps_per_frame");
+    return section;
+  }
+
   [[nodiscard]] std::string sizes() const override {
     return fmt::format("{} x {} {}", settings_.config.nx, settings_.config.ny, settings_.precision);
   }
