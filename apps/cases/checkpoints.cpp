@@ -21,7 +21,8 @@ namespace {
 // What a checkpoint must match: the model and its section (not the run section: a restart may run
 // more steps or write other outputs).
 std::uint64_t case_hash(const CaseFile& c) {
-  const std::string text = std::string(c.model->name()) + "\n" + c.model->resolved_section().dump();
+  const std::string text =
+      std::string(c.model->name()) + "\n" + c.model->checkpoint_section().dump();
   return outputs::fnv1a64(text.data(), text.size());
 }
 
@@ -172,7 +173,7 @@ std::string section_differences(const CaseFile& c, const std::string& restart) {
         input::shown(before["model"]), model);
   }
   if (!before.contains(model) || !before[model].is_object()) return {};
-  const nlohmann::json now = c.model->resolved_section();
+  const nlohmann::json now = c.model->checkpoint_section();
   std::vector<std::string> differences;
   std::size_t count = 0;
   for (const auto& [field, value] : now.items()) {

@@ -90,9 +90,17 @@ void add_flags(CLI::App& app, Flags& f) {
                           "jacobi2d: print norms of steps that are multiples (default 100)");
   section_flag<long long>(app, f, "--rows-per-thread", "rows_per_thread",
                           "jacobi2d: consecutive rows each GPU thread walks (tuning; default 8)");
-  section_flag<long long>(app, f, "--steps-per-frame", "steps_per_frame",
-                          "jacobi2d: 2 takes two steps in one sweep (ghosts two deep), 1 one "
-                          "(default 2)");
+  app.add_option_function<std::string>(
+      "--steps-per-frame",
+      [&f](const std::string& value) {
+        // 1 or 2 as numbers, anything else as given: the model's reader names what is allowed.
+        const bool digits = !value.empty() && value.size() < 10 &&
+                            value.find_first_not_of("0123456789") == std::string::npos;
+        f.section["steps_per_frame"] =
+            digits ? nlohmann::json(std::stoll(value)) : nlohmann::json(value);
+      },
+      "jacobi2d: 2 takes two steps in one sweep (ghosts two deep), 1 one, auto two where every "
+      "rank owns two cells along each axis with a neighbour, else one (default auto)");
   section_flag<std::string>(app, f, "--precision", "precision",
                             "float or double (jacobi2d: float, heat3d: double)");
   section_flag<std::string>(app, f, "--split", "split", "jacobi2d: 1d (rows over ranks) or 2d");
@@ -103,7 +111,8 @@ void add_flags(CLI::App& app, Flags& f) {
   section_flag<double>(app, f, "--cfl", "cfl", "euler2d: CFL number (default 0.4)");
   section_flag<double>(app, f, "--t-end", "t_end", "euler2d: stop at this time (0: after --steps)");
   section_flag<long long>(app, f, "--rk", "rk", "euler2d: SSP Runge-Kutta stages, 2 or 3");
-  section_flag<std::string>(app, f, "--limiter", "limiter", "euler2d: minmod or vanleer");
+  section_flag<std::string>(app, f, "--limiter", "limiter",
+                            "euler2d: minmod, vanleer or none (unlimited)");
   section_flag<std::string>(app, f, "--riemann", "riemann", "euler2d: hllc or rusanov");
   app.add_option("--steps", f.steps, "timed steps (jacobi2d: 1000, heat3d and euler2d: 100)")
       ->check(CLI::Range(1, 100000000));

@@ -119,6 +119,10 @@ class Model {
   [[nodiscard]] virtual double bytes_per_rank() const = 0;
   //! The section with every default filled in, as case.resolved.json holds it.
   [[nodiscard]] virtual nlohmann::json resolved_section() const = 0;
+  //! The part of the resolved section a checkpoint must agree with to restart from it (hashed
+  //! into the checkpoint's header): by default all of it; a model leaves out the settings that
+  //! change how it steps but not the state it saves.
+  [[nodiscard]] virtual nlohmann::json checkpoint_section() const { return resolved_section(); }
   //! The model's own run keys, resolved (added to the resolved case's run section).
   virtual void resolve_run(nlohmann::json& /*run*/) const {}
   //! Sizes for validate's summary ("256 x 256 float").

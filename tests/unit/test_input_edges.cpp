@@ -68,26 +68,35 @@ std::string error_of(const std::function<void()>& step) {
 }  // namespace
 
 TEST_CASE("jacobi2d's checks refuse every grid its halo plan would refuse, and only those") {
-  // 3 x 3 on one rank: one computed row, periodic, and two steps a frame exchange two layers.
-  const std::string small = joined(model_problems("jacobi2d", {{"nx", 3}, {"ny", 3}}));
+  // 3 x 3 on one rank: one computed row, periodic, and two steps a frame (asked for) exchange two
+  // layers: refused at the setting, naming the ways out.
+  const std::string small =
+      joined(model_problems("jacobi2d", {{"nx", 3}, {"ny", 3}, {"steps_per_frame", 2}}));
   CAPTURE(small);
   CHECK(has(small,
-            "/jacobi2d/ny: 3 is not allowed on 1 rank with two steps a frame "
-            "(/jacobi2d/steps_per_frame 2)"));
+            "/jacobi2d/steps_per_frame: 2 is not allowed on 1 rank: the process grid 1 x 1 "
+            "leaves a rank 1 computed row along y"));
   CHECK(has(small,
-            "fewer than the 2 ghost layers its halo exchange fills; expected at least 4, "
-            "or /jacobi2d/steps_per_frame 1"));
+            "fewer than the 2 ghost layers its halo exchange fills; expected 1 (one ghost layer) "
+            "or \"auto\""));
+  CHECK(has(small, ", or /jacobi2d/ny at least 4"));
   CHECK(!has(small, "ghost_width"));
   // 8 x 5 on 2 ranks: 3 computed rows over 2 ranks leave one a single row.
-  const std::string split = joined(model_problems("jacobi2d", {{"nx", 8}, {"ny", 5}}, 2));
+  const std::string split =
+      joined(model_problems("jacobi2d", {{"nx", 8}, {"ny", 5}, {"steps_per_frame", 2}}, 2));
   CAPTURE(split);
-  CHECK(has(split, "/jacobi2d/ny: 5 is not allowed on 2 ranks with two steps a frame"));
-  CHECK(has(split, "expected at least 6, or /jacobi2d/steps_per_frame 1"));
+  CHECK(has(split, "/jacobi2d/steps_per_frame: 2 is not allowed on 2 ranks"));
+  CHECK(has(split, ", or /jacobi2d/ny at least 6"));
   // The x axis with a 2D split: 3 columns over 2 ranks.
-  const std::string columns =
-      joined(model_problems("jacobi2d", {{"nx", 3}, {"ny", 10}, {"split", "2d"}}, 4));
+  const std::string columns = joined(model_problems(
+      "jacobi2d", {{"nx", 3}, {"ny", 10}, {"split", "2d"}, {"steps_per_frame", 2}}, 4));
   CAPTURE(columns);
-  CHECK(has(columns, "/jacobi2d/nx: 3 is not allowed on 4 ranks"));
+  CHECK(has(columns, "/jacobi2d/steps_per_frame: 2 is not allowed on 4 ranks"));
+  CHECK(has(columns, "along x"));
+  // auto (the default) takes one step a frame on all three.
+  CHECK(model_problems("jacobi2d", {{"nx", 3}, {"ny", 3}}).empty());
+  CHECK(model_problems("jacobi2d", {{"nx", 8}, {"ny", 5}}, 2).empty());
+  CHECK(model_problems("jacobi2d", {{"nx", 3}, {"ny", 10}, {"split", "2d"}}, 4).empty());
   // Just fitting: two rows a rank; one step a frame needs one; x without neighbours on 1 rank.
   CHECK(model_problems("jacobi2d", {{"nx", 8}, {"ny", 6}}, 2).empty());
   CHECK(model_problems("jacobi2d", {{"nx", 3}, {"ny", 4}}).empty());

@@ -43,7 +43,7 @@ TEST_CASE("each model's defaults live in its reader") {
                                                         {"norm_every", 100},
                                                         {"print_every", 100},
                                                         {"rows_per_thread", 8},
-                                                        {"steps_per_frame", 2}});
+                                                        {"steps_per_frame", "auto"}});
   const auto heat = resolved_defaults("heat3d");
   CHECK(heat["nx"] == 256);
   CHECK(heat["nz"] == 256);

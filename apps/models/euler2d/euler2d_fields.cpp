@@ -11,6 +11,7 @@
 
 #include "euler2d_frames.hpp"
 #include "euler2d_problem.hpp"
+#include "exact_sum.hpp"
 #include "haloflow/error.hpp"
 #include "riemann_exact.hpp"
 
@@ -37,23 +38,37 @@ std::array<double, 8> conserved_totals(const std::vector<double>& state,
                                        const FieldLayout& layout, double area,
                                        const BoundedCollectives& collectives) {
   const std::int64_t fs = layout.field_elements();
-  std::array<double, 8> sums{};
-  std::array<double, 8> compensation{};
+  std::array<ExactSum, 8> sums{};
   for_owned_cells(grid, layout, [&](std::int64_t at, std::int64_t, std::int64_t) {
     for (std::size_t f = 0; f < 4; ++f) {
       const double value = state[static_cast<std::size_t>(at + static_cast<std::int64_t>(f) * fs)];
-      for (const std::size_t k : {f, f + 4}) {
-        const double add = (k < 4 ? value : std::abs(value)) - compensation[k];
-        const double next = sums[k] + add;
-        compensation[k] = (next - sums[k]) - add;
-        sums[k] = next;
-      }
+      sums[f].add(value);
+      sums[f + 4].add(std::abs(value));
     }
   });
+  // Exact sums, reduced digit by digit (integers: any order gives the same digits), so the
+  // totals are the same bits on any number of ranks.
+  constexpr std::size_t kDigits = ExactSum::kDigits;
+  std::vector<std::int64_t> mine(8 * kDigits);
+  std::array<double, 8> special{};
+  for (std::size_t k = 0; k < 8; ++k) {
+    const ExactSum::Digits& digits = sums[k].digits();
+    std::copy(digits.begin(), digits.end(),
+              mine.begin() + static_cast<std::ptrdiff_t>(k * kDigits));
+    special[k] = sums[k].special();
+  }
+  std::vector<std::int64_t> all(mine.size());
+  std::array<double, 8> all_special{};
+  collectives.allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_INT64_T,
+                        MPI_SUM, "euler2d conserved totals");
+  collectives.allreduce(special.data(), all_special.data(), 8, MPI_DOUBLE, MPI_SUM,
+                        "euler2d conserved totals (non-finite terms)");
   std::array<double, 8> total{};
-  collectives.allreduce(sums.data(), total.data(), 8, MPI_DOUBLE, MPI_SUM,
-                        "euler2d conserved totals");
-  for (double& value : total) value *= area;
+  for (std::size_t k = 0; k < 8; ++k) {
+    ExactSum::Digits digits{};
+    std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(k * kDigits), kDigits, digits.begin());
+    total[k] = ExactSum::from(digits, all_special[k]).value() * area;
+  }
   return total;
 }
 

@@ -35,8 +35,9 @@ void for_owned_cells(const CartesianDecomposition& grid, const FieldLayout& layo
                                                 const CartesianDecomposition& grid,
                                                 const FieldLayout& layout);
 
-//! Kahan sums of the four conserved fields over the owned cells, times the cell area, reduced
-//! over the ranks; and the sums of their absolute values. Collective.
+//! The sums of the four conserved fields over the owned cells, times the cell area, reduced over
+//! the ranks; and the sums of their absolute values. Each sum is exact before it is rounded once
+//! (ExactSum), so the totals are the same bits on any number of ranks. Collective.
 [[nodiscard]] std::array<double, 8> conserved_totals(const std::vector<double>& state,
                                                      const CartesianDecomposition& grid,
                                                      const FieldLayout& layout, double area,

@@ -39,8 +39,9 @@ class Euler2dModel final : public Model {
     c.t_end = fields.number(section, at + "/t_end", 0, 0, 1e12);
     c.stages = static_cast<int>(fields.integer(section, at + "/rk", 3, 2, 3));
     if (section.contains("limiter")) {
-      const auto chosen = fields.choice(section["limiter"], at + "/limiter", {"minmod", "vanleer"});
-      if (!chosen.empty()) c.limiter = chosen == "minmod" ? kernels::kMinmod : kernels::kVanLeer;
+      const auto chosen =
+          fields.choice(section["limiter"], at + "/limiter", {"minmod", "vanleer", "none"});
+      if (!chosen.empty()) c.limiter = limiter_from_name(chosen);
     }
     if (section.contains("riemann")) {
       const auto chosen = fields.choice(section["riemann"], at + "/riemann", {"hllc", "rusanov"});

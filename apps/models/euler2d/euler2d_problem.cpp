@@ -57,10 +57,11 @@ void validate(const EulerConfig& c) {
     throw Error(fmt::format(
         "euler2d stages: {} is not allowed; expected 2 (SSP-RK2) or 3 (SSP-RK3)", c.stages));
   }
-  if (c.limiter != kernels::kMinmod && c.limiter != kernels::kVanLeer) {
+  if (c.limiter != kernels::kMinmod && c.limiter != kernels::kVanLeer &&
+      c.limiter != kernels::kNoLimiter) {
     throw Error(
-        fmt::format("euler2d limiter: {} is not allowed; expected 0 (minmod) or 1 (van "
-                    "Leer)",
+        fmt::format("euler2d limiter: {} is not allowed; expected 0 (minmod), 1 (van Leer) or 2 "
+                    "(none)",
                     c.limiter));
   }
   if (c.flux != kernels::kHllc && c.flux != kernels::kRusanov) {

@@ -32,7 +32,13 @@ std::optional<double> relative_change(const EulerResult& r, std::size_t f) {
 }  // namespace
 
 std::string limiter_name(int limiter) {
+  if (limiter == kernels::kNoLimiter) return "none";
   return limiter == kernels::kMinmod ? "minmod" : "vanleer";
+}
+
+int limiter_from_name(const std::string& name) {
+  if (name == "none") return kernels::kNoLimiter;
+  return name == "minmod" ? kernels::kMinmod : kernels::kVanLeer;
 }
 
 std::string flux_name(int flux) {

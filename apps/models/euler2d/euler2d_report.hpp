@@ -40,8 +40,10 @@ class EulerRun final : public ModelResult {
   EulerResult result_;
 };
 
-//! "minmod" or "vanleer"; "hllc" or "rusanov": the names the case and the report use.
+//! "minmod", "vanleer" or "none"; "hllc" or "rusanov": the names the case and the report use.
 [[nodiscard]] std::string limiter_name(int limiter);
+//! The limiter named "minmod", "none" or (anything else) "vanleer".
+[[nodiscard]] int limiter_from_name(const std::string& name);
 [[nodiscard]] std::string flux_name(int flux);
 
 }  // namespace haloflow::models

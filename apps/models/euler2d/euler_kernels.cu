@@ -114,10 +114,12 @@ EulerStageKernel euler_stage_kernel(int limiter, int flux) {
   if (limiter == kVanLeer && flux == kRusanov) return stage_kernel<kVanLeer, kRusanov>();
   if (limiter == kMinmod && flux == kHllc) return stage_kernel<kMinmod, kHllc>();
   if (limiter == kMinmod && flux == kRusanov) return stage_kernel<kMinmod, kRusanov>();
+  if (limiter == kNoLimiter && flux == kHllc) return stage_kernel<kNoLimiter, kHllc>();
+  if (limiter == kNoLimiter && flux == kRusanov) return stage_kernel<kNoLimiter, kRusanov>();
   throw Error("euler stage kernel: limiter " + std::to_string(limiter) + " and flux " +
               std::to_string(flux) +
-              " are not allowed; expected limiter 0 (minmod) or 1 (van Leer) and flux 0 (HLLC) or "
-              "1 (Rusanov)");
+              " are not allowed; expected limiter 0 (minmod), 1 (van Leer) or 2 (none) and flux 0 "
+              "(HLLC) or 1 (Rusanov)");
 }
 
 LaunchShape euler_stage_launch(const CellBox& box, int rows_per_thread) {

@@ -61,15 +61,20 @@ HALOFLOW_HD inline Prim rotate(const Prim& q) {
   return {q.r, q.t, q.n, q.p};
 }
 
-//! Half the limited slope from the one-sided differences `left` and `right`.
+//! Half the limited slope from the one-sided differences `left` and `right` (unlimited: half the
+//! central slope (left + right) / 2).
 template <int kLimiter>
 HALOFLOW_HD inline double half_limited(double left, double right) {
-  const double product = left * right;
-  if (!(product > 0.0)) return 0.0;
-  if constexpr (kLimiter == kMinmod) {
-    return 0.5 * (fabs(left) < fabs(right) ? left : right);
+  if constexpr (kLimiter == kNoLimiter) {
+    return 0.25 * (left + right);
   } else {
-    return product / (left + right);  // half of van Leer's 2 l r / (l + r)
+    const double product = left * right;
+    if (!(product > 0.0)) return 0.0;
+    if constexpr (kLimiter == kMinmod) {
+      return 0.5 * (fabs(left) < fabs(right) ? left : right);
+    } else {
+      return product / (left + right);  // half of van Leer's 2 l r / (l + r)
+    }
   }
 }
 
@@ -404,7 +409,9 @@ struct MonitorCell {
     const Prim p = primitive_at(q, i, fs, m.gamma - 1.0);
     if (!(p.r > 0.0) || !(p.p > 0.0)) return -1.0;
     const double c = sqrt(m.gamma * p.p / p.r);
-    const double s = fma(fabs(p.n) + c, m.inv_dx, (fabs(p.t) + c) * m.inv_dy);
+    // Both terms rounded alike and added (commutative): the same bits for a state and its
+    // transpose (x and y, and dx and dy, swapped), so sod-y steps exactly as sod-x transposed.
+    const double s = (fabs(p.n) + c) * m.inv_dx + (fabs(p.t) + c) * m.inv_dy;
     return s <= DBL_MAX ? s : -1.0;
   }
 };

@@ -17,8 +17,9 @@
 
 namespace haloflow::kernels {
 
-//! Limiter of the MUSCL slopes.
-enum EulerLimiter : int { kMinmod = 0, kVanLeer = 1 };
+//! Limiter of the MUSCL slopes; kNoLimiter: the central slope, unlimited (second order wherever
+//! the solution is smooth, extrema included; for order studies, not for shocks).
+enum EulerLimiter : int { kMinmod = 0, kVanLeer = 1, kNoLimiter = 2 };
 //! Numerical flux at a face.
 enum EulerFlux : int { kHllc = 0, kRusanov = 1 };
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,10 +62,11 @@ void validate(const JacobiConfig& c) {
     throw Error(fmt::format("jacobi2d rows_per_thread: {} is not allowed; expected at least 1",
                             c.rows_per_thread));
   }
-  if (c.steps_per_frame != 1 && c.steps_per_frame != 2) {
+  if (c.steps_per_frame != 1 && c.steps_per_frame != 2 && c.steps_per_frame != kAutoStepsPerFrame) {
     throw Error(fmt::format(
-        "jacobi2d steps_per_frame: {} is not allowed; expected 1 or 2 (two steps in one sweep)",
-        c.steps_per_frame));
+        "jacobi2d steps_per_frame: {} is not allowed; expected 1, 2 (two steps in one sweep) or {} "
+        "(auto)",
+        c.steps_per_frame, kAutoStepsPerFrame));
   }
   if (c.run.steps < 1 || c.run.warmup < 0) {
     throw Error(fmt::format(
@@ -138,11 +140,41 @@ Frame build_frame(jacobi::FrameKind kind, std::size_t set, HaloExchange<T>& exch
 
 }  // namespace
 
+JacobiFrameSteps jacobi_frame_steps(const JacobiConfig& config, const Coord3& process_grid) {
+  // The cells the process grid cuts: all columns along x (physical), the computed rows along y
+  // (periodic: a neighbour even on one rank).
+  const std::array<std::int64_t, 2> cells = {config.nx, config.ny - 2};
+  const std::array<bool, 2> periodic = {false, true};
+  const std::array<const char*, 2> unit = {"column", "computed row"};
+  JacobiFrameSteps result;
+  for (std::size_t axis = 0; axis < 2; ++axis) {
+    const std::int64_t ranks = std::max<std::int64_t>(process_grid[axis], 1);
+    const std::int64_t fewest = cells[axis] / ranks;
+    if ((ranks > 1 || periodic[axis]) && fewest < 2 && result.thin.empty()) {
+      result.thin = fmt::format("{} {}{} along {} ({} over {} rank{})", fewest, unit[axis],
+                                fewest == 1 ? "" : "s", axis == 0 ? "x" : "y", cells[axis], ranks,
+                                ranks == 1 ? "" : "s");
+    }
+  }
+  result.steps = config.steps_per_frame != kAutoStepsPerFrame ? config.steps_per_frame
+                 : result.thin.empty()                        ? 2
+                                                              : 1;
+  return result;
+}
+
 template <class T>
 JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) {
   validate(config);
   const CartesianDecomposition grid = decompose(config, communicator);
-  const bool two_steps = config.steps_per_frame == 2;
+  const JacobiFrameSteps frame_steps = jacobi_frame_steps(config, grid.process_grid());
+  if (frame_steps.steps == 2 && !frame_steps.thin.empty()) {
+    throw Error(fmt::format(
+        "jacobi2d steps_per_frame: 2 is not allowed on this process grid: two steps a frame fill "
+        "2 ghost layers, and it leaves a rank {}; expected 1 or auto (two steps a frame where "
+        "they fit, else one)",
+        frame_steps.thin));
+  }
+  const bool two_steps = frame_steps.steps == 2;
   const HaloPlan halo =
       two_steps ? make_halo_plan(grid, kTwoSteps, 2, 1) : make_halo_plan(grid, kStar, 1, 1);
   const FieldLayout& layout = halo.layout;
@@ -299,18 +331,36 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
   hooks.process_grid = grid.process_grid();
   // A checkpoint after n steps holds the field in its first array when n is even, in its second
   // when n is odd, whatever frames took the steps (a two-step frame moves the field to the other
-  // set once for two steps), so that it restarts the same under either steps_per_frame.
+  // set once for two steps), and of each array the owned cells only (x fastest), not the ghosts,
+  // whose depth depends on the steps a frame takes: so it restarts the same under either
+  // steps_per_frame. The ghosts are filled by the exchange before any sweep reads them; the
+  // ghosts no exchange fills (beyond the fixed columns) are never read and start at zero.
+  const Box owned = layout.owned_box();
+  const auto owned_bytes = static_cast<std::size_t>(owned.volume()) * sizeof(T);
   hooks.save = [&] {
-    std::vector<unsigned char> state(2 * bytes);
+    std::vector<unsigned char> state(2 * owned_bytes);
     const bool swapped = current != static_cast<std::size_t>(done_steps % 2);
-    (swapped ? buffers.b : buffers.a).download(state.data(), bytes);
-    (swapped ? buffers.a : buffers.b).download(state.data() + bytes, bytes);
+    const std::vector<T> first = owned_values<T>(swapped ? buffers.b : buffers.a, layout);
+    const std::vector<T> second = owned_values<T>(swapped ? buffers.a : buffers.b, layout);
+    std::memcpy(state.data(), first.data(), owned_bytes);
+    std::memcpy(state.data() + owned_bytes, second.data(), owned_bytes);
     return state;
   };
   hooks.load = [&](const std::vector<unsigned char>& state) {
-    check_state_size("jacobi2d", state.size(), 2 * bytes);
-    buffers.a.upload(state.data(), bytes);
-    buffers.b.upload(state.data() + bytes, bytes);
+    check_state_size("jacobi2d", state.size(), 2 * owned_bytes);
+    const auto upload_owned = [&](Buffer& field, const unsigned char* from) {
+      std::vector<T> values(static_cast<std::size_t>(layout.field_elements()), T(0));
+      std::size_t next = 0;
+      for (std::int64_t j = owned.lo[1]; j < owned.hi[1]; ++j) {
+        for (std::int64_t i = owned.lo[0]; i < owned.hi[0]; ++i, ++next) {
+          std::memcpy(&values[static_cast<std::size_t>(layout.offset(i, j, 0))],
+                      from + next * sizeof(T), sizeof(T));
+        }
+      }
+      field.upload(values.data(), bytes);
+    };
+    upload_owned(buffers.a, state.data());
+    upload_owned(buffers.b, state.data() + owned_bytes);
     done_steps = config.run.restart_step;
     current = static_cast<std::size_t>(done_steps % 2);
     result.norms.clear();

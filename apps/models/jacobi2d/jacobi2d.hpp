@@ -12,12 +12,16 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "haloflow/decomposition.hpp"
 #include "run_options.hpp"
 
 namespace haloflow::models {
+
+//! JacobiConfig::steps_per_frame "auto".
+inline constexpr int kAutoStepsPerFrame = 0;
 
 struct JacobiConfig {
   std::int64_t nx = 16384;  //!< columns, the two fixed ones included
@@ -32,11 +36,12 @@ struct JacobiConfig {
   //! 4 and 8 are fastest, within 2 % of each other (tools/bench-models sweeps 2 to 16).
   int rows_per_thread = 8;
   //! Steps one frame takes where it can: 1, or 2 (temporal blocking: one sweep over memory takes
-  //! two steps, the first kept in registers; ghosts two cells deep, exchanged every other step).
-  //! With 2, a step that reports the norm, and a lone step before one or before a step the run
-  //! must see (an output, a checkpoint, the end), takes a frame of its own. Every step's values
-  //! are the same bits either way.
-  int steps_per_frame = 2;
+  //! two steps, the first kept in registers; ghosts two cells deep, exchanged every other step),
+  //! or kAutoStepsPerFrame: 2 where every rank owns at least two cells along each axis with a
+  //! neighbour, else 1 (jacobi_frame_steps). With 2, a step that reports the norm, and a lone step
+  //! before one or before a step the run must see (an output, a checkpoint, the end), takes a frame
+  //! of its own. Every step's values are the same bits either way.
+  int steps_per_frame = 0;
   RunOptions run;
 };
 
@@ -57,6 +62,16 @@ struct JacobiResult {
   //! rows 1 to ny-2).
   std::vector<T> field;
 };
+
+//! The steps a frame of `config` takes where it can on `process_grid`, and, when two steps a
+//! frame do not fit (a rank owns fewer than 2 cells, the ghost depth, along an axis with a
+//! neighbour), the thinnest share in words: "1 computed row along y (1 over 1 rank)".
+struct JacobiFrameSteps {
+  int steps = 1;
+  std::string thin;  //!< empty: two steps a frame fit
+};
+[[nodiscard]] JacobiFrameSteps jacobi_frame_steps(const JacobiConfig& config,
+                                                  const Coord3& process_grid);
 
 //! \brief Runs `config` on every rank of `communicator` (collective).
 //! \throws Error for a bad configuration (naming the field, value and what is allowed), a

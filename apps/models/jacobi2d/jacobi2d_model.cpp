@@ -3,10 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "jacobi2d_report.hpp"
 #include "machine_fit.hpp"
 #include "model.hpp"
+#include "printable.hpp"
 
 namespace haloflow::models {
 namespace {
@@ -14,7 +18,8 @@ namespace {
 constexpr std::int64_t kMaxAxis = std::int64_t{1} << 30;
 constexpr std::int64_t kMaxSteps = 100000000;
 constexpr const char* kTwoStepsReason = "two steps a frame (/jacobi2d/steps_per_frame 2)";
-constexpr const char* kOneStepAdvice = "/jacobi2d/steps_per_frame 1 (one ghost layer)";
+constexpr const char* kOneStepAdvice =
+    "1 (one ghost layer) or \"auto\" (two steps a frame where they fit, else one)";
 
 class Jacobi2dModel final : public Model {
  public:
@@ -43,7 +48,19 @@ class Jacobi2dModel final : public Model {
         static_cast<int>(fields.integer(section, at + "/print_every", 100, 0, kMaxSteps));
     c.rows_per_thread =
         static_cast<int>(fields.integer(section, at + "/rows_per_thread", 8, 1, 65536));
-    c.steps_per_frame = static_cast<int>(fields.integer(section, at + "/steps_per_frame", 2, 1, 2));
+    c.steps_per_frame = kAutoStepsPerFrame;
+    if (section.contains("steps_per_frame")) {
+      const nlohmann::json& value = section["steps_per_frame"];
+      if (value.is_number_integer() && (value == 1 || value == 2)) {
+        c.steps_per_frame = value.get<int>();
+      } else if (value != "auto") {
+        fields.report(at + "/steps_per_frame",
+                      fmt::format("{} is not allowed; expected 1, 2 or \"auto\" (two steps a "
+                                  "frame where every rank owns at least two cells along each axis "
+                                  "with a neighbour, else one)",
+                                  input::shown(value)));
+      }
+    }
   }
 
   [[nodiscard]] bool steps_in_time() const override { return true; }
@@ -54,25 +71,41 @@ class Jacobi2dModel final : public Model {
 
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     const JacobiConfig& c = settings_.config;
+    // auto: two steps a frame where the ranks' shares are at least the 2 ghost layers deep, else
+    // one (the run decides the same from its process grid: jacobi_frame_steps).
+    const bool automatic = c.steps_per_frame == kAutoStepsPerFrame;
+    int steps_per_frame = c.steps_per_frame;
+    if (automatic) {
+      Coord3 grid{1, std::max(limits.ranks, 1), 1};
+      try {
+        if (c.split == 2) grid = balanced_process_grid(limits.ranks, 2, {});
+      } catch (const Error&) {
+        // check_grid_fits reports the ranks that cannot be arranged
+      }
+      steps_per_frame = jacobi_frame_steps(c, grid).steps;
+    }
     const bool two_steps = c.steps_per_frame == 2;
-    bytes_per_rank_ = check_grid_fits(fields,
-                                      {.section = "/jacobi2d",
-                                       .dimensions = 2,
-                                       .values = {c.nx, c.ny, 1},
-                                       .cells = {c.nx, c.ny - 2, 1},  // the copy rows are halo
-                                       .rows_only = c.split == 1,
-                                       .cells_per_rank = 1,
-                                       .ghost_cells = 2 * c.steps_per_frame,
-                                       .fields = 2,  // a and a_new
-                                       .precision = settings_.precision,
-                                       .copy_rows_in_y = true,
-                                       // jacobi2d.cpp's halo: 2 deep for two steps a frame
-                                       // (kTwoSteps), else 1; x fixed columns, y periodic.
-                                       .halo_depth = c.steps_per_frame,
-                                       .periodic = {false, true, false},
-                                       .depth_reason = two_steps ? kTwoStepsReason : "",
-                                       .depth_advice = two_steps ? kOneStepAdvice : ""},
-                                      limits);
+    bytes_per_rank_ =
+        check_grid_fits(fields,
+                        {.section = "/jacobi2d",
+                         .dimensions = 2,
+                         .values = {c.nx, c.ny, 1},
+                         .cells = {c.nx, c.ny - 2, 1},  // the copy rows are halo
+                         .rows_only = c.split == 1,
+                         .cells_per_rank = 1,
+                         .ghost_cells = 2 * steps_per_frame,
+                         .fields = 2,  // a and a_new
+                         .precision = settings_.precision,
+                         .copy_rows_in_y = true,
+                         // jacobi2d.cpp's halo: 2 deep for two steps a frame
+                         // (kTwoSteps), else 1; x fixed columns, y periodic.
+                         .halo_depth = steps_per_frame,
+                         .periodic = {false, true, false},
+                         .depth_reason = two_steps ? kTwoStepsReason : "",
+                         .depth_advice = two_steps ? kOneStepAdvice : "",
+                         .depth_pointer = two_steps ? "/jacobi2d/steps_per_frame" : "",
+                         .depth_value = "2"},
+                        limits);
   }
 
   [[nodiscard]] double bytes_per_rank() const override { return bytes_per_rank_; }
@@ -86,7 +119,17 @@ class Jacobi2dModel final : public Model {
             {"norm_every", c.norm_every},
             {"print_every", settings_.print_every},
             {"rows_per_thread", c.rows_per_thread},
-            {"steps_per_frame", c.steps_per_frame}};
+            {"steps_per_frame", c.steps_per_frame == kAutoStepsPerFrame
+                                    ? nlohmann::json("auto")
+                                    : nlohmann::json(c.steps_per_frame)}};
+  }
+
+  // A checkpoint holds the owned cells only, the same whatever steps a frame takes: a restart
+  // may take them differently.
+  [[nodiscard]] nlohmann::json checkpoint_section() const override {
+    nlohmann::json section = resolved_section();
+    section.erase("steps_per_frame");
+    return section;
   }
 
   [[nodiscard]] std::string sizes() const override {

@@ -6,10 +6,18 @@ namespace haloflow::models {
 
 std::string jacobi_header(const JacobiSettings& settings, const StepSummary& run) {
   const JacobiConfig& c = settings.config;
+  // The steps a frame takes, and with auto why (when two do not fit): said once, here.
+  const JacobiFrameSteps frame = jacobi_frame_steps(c, run.process_grid);
+  std::string frames = frame.steps == 2 ? "two steps a frame" : "one step a frame";
+  if (c.steps_per_frame == kAutoStepsPerFrame) {
+    frames += frame.thin.empty()
+                  ? " (steps_per_frame auto)"
+                  : fmt::format(" (steps_per_frame auto: two do not fit a rank of {})", frame.thin);
+  }
   return fmt::format(
       "jacobi2d: {} x {} ({} rows computed, periodic in y; columns 0 and {} fixed), {}, norm "
-      "every {}\n",
-      c.nx, c.ny, c.ny - 2, c.nx - 1, describe_run(run), c.norm_every);
+      "every {}, {}\n",
+      c.nx, c.ny, c.ny - 2, c.nx - 1, describe_run(run), c.norm_every, frames);
 }
 
 std::optional<std::string> jacobi_norm_line(const JacobiSettings& settings, int steps,

@@ -24,6 +24,22 @@ void check_halo_depth(JsonFields& fields, const GridNeeds& needs, const MachineL
   const bool copy_rows = needs.copy_rows_in_y && axis == 1;
   const std::int64_t least = needs.halo_depth * grid[axis] + (copy_rows ? 2 : 0);
   const std::string unit = copy_rows ? "computed row" : "cell";
+  if (!needs.depth_pointer.empty()) {
+    fields.report(
+        needs.depth_pointer,
+        fmt::format(
+            "{} is not allowed on {} rank{}: the process grid {} leaves a rank {} {}{} "
+            "along {} ({} {}{} over {} rank{}{}), fewer than the {} ghost layers its "
+            "halo exchange fills; expected {}, or {}/{} at least {}",
+            needs.depth_value, limits.ranks, limits.ranks == 1 ? "" : "s", shape, fewest, unit,
+            fewest == 1 ? "" : "s", axis == 0 ? "x" : (axis == 1 ? "y" : "z"), needs.cells[axis],
+            unit, needs.cells[axis] == 1 ? "" : "s", grid[axis], grid[axis] == 1 ? "" : "s",
+            grid[axis] == 1 && needs.periodic[axis] ? ", periodic: its own neighbour" : "",
+            needs.halo_depth,
+            needs.depth_advice.empty() ? std::string("a shallower halo") : needs.depth_advice,
+            needs.section, kAxisNames[axis], least));
+    return;
+  }
   fields.report(
       fmt::format("{}/{}", needs.section, kAxisNames[axis]),
       fmt::format("{} is not allowed on {} rank{}{}: the process grid {} leaves a rank {} {}{} "

@@ -32,6 +32,11 @@ struct GridNeeds {
   //! "two steps a frame (/jacobi2d/steps_per_frame 2)", "/jacobi2d/steps_per_frame 1".
   std::string depth_reason;
   std::string depth_advice;
+  //! Where the halo's depth was asked for, when a setting asked for it
+  //! ("/jacobi2d/steps_per_frame", its value "2"): a grid too thin for it is refused there, the
+  //! axis's size the other way out.
+  std::string depth_pointer;
+  std::string depth_value;
 };
 
 //! Reports, into `fields`, every axis with more ranks than its cells allow, every axis whose

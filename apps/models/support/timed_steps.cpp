@@ -160,10 +160,19 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
   const double total =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (run.progress) report_progress();
+  // The per-step times of the steps that advanced the state only: a step that does nothing
+  // (after an end time) takes no time worth a percentile.
+  std::vector<double> seconds = clock.step_seconds();
+  int timed = step - first;
+  if (hooks.steps_advanced) {
+    timed = std::clamp(hooks.steps_advanced() - first, 0, timed);
+    if (static_cast<std::size_t>(timed) < seconds.size()) {
+      seconds.resize(static_cast<std::size_t>(timed));
+    }
+  }
   StepTimes times;
   static_cast<haloflow::StepTimes&>(times) =
-      slowest_rank(summarize_steps(clock.step_seconds(), step - first, total), communicator,
-                   run.exchange_timeout);
+      slowest_rank(summarize_steps(seconds, timed, total), communicator, run.exchange_timeout);
   times.overlap = overlap;
   return times;
 }

@@ -48,6 +48,10 @@ struct StepHooks {
   const FramePlan* step_plan = nullptr;
   //! Every frame the model launches, for RunOptions::observer (replay records them all).
   std::vector<Frame*> frames;
+  //! The steps, counted from step 0, that advanced the state by the end of the run (called after
+  //! settle()); the timed steps after them (euler2d's after its end time, which do nothing) are
+  //! left out of the per-step times and their count. Null: every step advances the state.
+  std::function<int()> steps_advanced;
 };
 
 //! \brief Times `plan` as a whole frame, its bulk lane alone and its communication lane alone,
