@@ -1,0 +1,348 @@
+// Convergence studies: observed orders from a series of (h, errors), and the study as tables and
+// as a log-log SVG plot drawn by hand (plain SVG, like the trace timeline).
+
+#include "haloflow/convergence.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "haloflow/error.hpp"
+#include "haloflow/xml_text.hpp"
+
+namespace haloflow::convergence {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool usable(double error) {
+  return std::isfinite(error) && error > 0;
+}
+
+std::string order_text(double order) {
+  return std::isfinite(order) ? fmt::format("{:.2f}", order) : std::string();
+}
+
+// A CSV field: quoted when it holds a comma, a quote or a line break (quotes doubled).
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+// A Markdown table cell: the pipe escaped, line breaks as spaces.
+std::string markdown_cell(const std::string& text) {
+  std::string cell;
+  for (const char c : text) {
+    if (c == '|') {
+      cell += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      cell += ' ';
+    } else {
+      cell += c;
+    }
+  }
+  return cell;
+}
+
+std::string design_line(const Study& study) {
+  if (study.design_order <= 0) return "design order: none stated";
+  return fmt::format("design order: {:g}{}", study.design_order,
+                     study.design_note.empty() ? "" : " (" + study.design_note + ")");
+}
+
+// SVG layout.
+constexpr double kWidth = 640;
+constexpr double kHeight = 460;
+constexpr double kLeft = 78;
+constexpr double kRight = 150;  // the legend
+constexpr double kTop = 44;
+constexpr double kBottom = 54;
+constexpr std::array<const char*, 6> kColours{"#4c78a8", "#f58518", "#54a24b",
+                                              "#e45756", "#b279a2", "#72b7b2"};
+constexpr std::array<const char*, 6> kMarkers{"circle", "square", "diamond",
+                                              "circle", "square", "diamond"};
+
+std::string marker(const char* shape, double x, double y, const char* colour) {
+  if (std::string_view(shape) == "square") {
+    return fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"7\" height=\"7\" fill=\"{}\"/>\n",
+                       x - 3.5, y - 3.5, colour);
+  }
+  if (std::string_view(shape) == "diamond") {
+    return fmt::format(
+        "<polygon points=\"{:.2f},{:.2f} {:.2f},{:.2f} {:.2f},{:.2f} {:.2f},{:.2f}\" "
+        "fill=\"{}\"/>\n",
+        x, y - 5, x + 5, y, x, y + 5, x - 5, y, colour);
+  }
+  return fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"3.5\" fill=\"{}\"/>\n", x, y, colour);
+}
+
+std::string decade_label(int exponent) {
+  return fmt::format("1e{}", exponent);
+}
+
+}  // namespace
+
+double observed_order(double h0, double e0, double h1, double e1) {
+  if (!usable(e0) || !usable(e1) || !(std::isfinite(h0) && h0 > 0) ||
+      !(std::isfinite(h1) && h1 > 0) || h0 == h1) {
+    return kNaN;
+  }
+  return std::log(e0 / e1) / std::log(h0 / h1);
+}
+
+void check(const Study& study) {
+  if (study.points.size() < 2) {
+    throw Error(
+        fmt::format("a convergence study needs at least 2 points; it has {}", study.points.size()));
+  }
+  if (study.norms.empty()) throw Error("a convergence study needs at least one norm");
+  for (std::size_t i = 0; i < study.points.size(); ++i) {
+    const Point& p = study.points[i];
+    if (!(std::isfinite(p.h) && p.h > 0)) {
+      throw Error(fmt::format("point {}: {} = {} is not allowed; expected a positive number", i,
+                              study.h_name, p.h));
+    }
+    if (p.errors.size() != study.norms.size()) {
+      throw Error(fmt::format("point {}: {} errors for {} norms; expected one per norm", i,
+                              p.errors.size(), study.norms.size()));
+    }
+    for (std::size_t n = 0; n < p.errors.size(); ++n) {
+      if (!std::isfinite(p.errors[n]) || p.errors[n] < 0) {
+        throw Error(
+            fmt::format("point {}: the {} error {} is not allowed; expected a finite "
+                        "number >= 0",
+                        i, study.norms[n], p.errors[n]));
+      }
+    }
+  }
+}
+
+std::vector<std::vector<double>> observed_orders(const Study& study) {
+  check(study);
+  std::vector<std::vector<double>> orders;
+  for (std::size_t i = 0; i + 1 < study.points.size(); ++i) {
+    const Point& a = study.points[i];
+    const Point& b = study.points[i + 1];
+    std::vector<double> row;
+    for (std::size_t n = 0; n < study.norms.size(); ++n) {
+      row.push_back(observed_order(a.h, a.errors[n], b.h, b.errors[n]));
+    }
+    orders.push_back(std::move(row));
+  }
+  return orders;
+}
+
+std::string table_text(const Study& study) {
+  const auto orders = observed_orders(study);
+  std::size_t label_width = 5;
+  for (const Point& p : study.points) label_width = std::max(label_width, p.label.size());
+  std::string text =
+      fmt::format("{:>5}  {:<{}}  {:>10}", "point", "label", label_width, study.h_name);
+  for (const std::string& norm : study.norms) {
+    text += fmt::format("  {:>10}  {:>6}", norm, "order");
+  }
+  text += "\n";
+  for (std::size_t i = 0; i < study.points.size(); ++i) {
+    const Point& p = study.points[i];
+    text += fmt::format("{:>5}  {:<{}}  {:>10.4g}", i, p.label, label_width, p.h);
+    for (std::size_t n = 0; n < study.norms.size(); ++n) {
+      text += fmt::format("  {:>10.3e}  {:>6}", p.errors[n],
+                          i == 0 ? std::string() : order_text(orders[i - 1][n]));
+    }
+    text += "\n";
+  }
+  return text + design_line(study) + "\n";
+}
+
+std::string table_csv(const Study& study) {
+  const auto orders = observed_orders(study);
+  std::string text = "point,label," + csv_field(study.h_name);
+  for (const std::string& norm : study.norms) {
+    text += "," + csv_field(norm) + "," + csv_field("order_" + norm);
+  }
+  text += "\r\n";
+  for (std::size_t i = 0; i < study.points.size(); ++i) {
+    const Point& p = study.points[i];
+    text += fmt::format("{},{},{:.17g}", i, csv_field(p.label), p.h);
+    for (std::size_t n = 0; n < study.norms.size(); ++n) {
+      text += fmt::format(",{:.17g},{}", p.errors[n],
+                          i == 0 ? std::string() : order_text(orders[i - 1][n]));
+    }
+    text += "\r\n";
+  }
+  return text;
+}
+
+std::string table_markdown(const Study& study) {
+  const auto orders = observed_orders(study);
+  std::string text;
+  if (!study.title.empty()) text += "# " + markdown_cell(study.title) + "\n\n";
+  text += "| point | label | " + markdown_cell(study.h_name) + " |";
+  std::string rule = "| ---: | --- | ---: |";
+  for (const std::string& norm : study.norms) {
+    text += " " + markdown_cell(norm) + " | order |";
+    rule += " ---: | ---: |";
+  }
+  text += "\n" + rule + "\n";
+  for (std::size_t i = 0; i < study.points.size(); ++i) {
+    const Point& p = study.points[i];
+    text += fmt::format("| {} | {} | {:.4g} |", i, markdown_cell(p.label), p.h);
+    for (std::size_t n = 0; n < study.norms.size(); ++n) {
+      const std::string order = i == 0 ? std::string() : order_text(orders[i - 1][n]);
+      text += fmt::format(" {:.3e} | {} |", p.errors[n], order.empty() ? "" : order);
+    }
+    text += "\n";
+  }
+  return text + "\n" + markdown_cell(design_line(study)) + "\n";
+}
+
+std::string svg_plot(const Study& study) {
+  check(study);
+  // The axes' ranges: whole decades around every h and every error above 0.
+  double h_low = std::numeric_limits<double>::infinity();
+  double h_high = 0;
+  double e_low = std::numeric_limits<double>::infinity();
+  double e_high = 0;
+  for (const Point& p : study.points) {
+    h_low = std::min(h_low, p.h);
+    h_high = std::max(h_high, p.h);
+    for (const double e : p.errors) {
+      if (!usable(e)) continue;
+      e_low = std::min(e_low, e);
+      e_high = std::max(e_high, e);
+    }
+  }
+  if (e_high == 0) {  // every error 0: one decade around 1, the series drawn without points
+    e_low = 0.1;
+    e_high = 1;
+  }
+  const int x_first = static_cast<int>(std::floor(std::log10(h_low)));
+  int x_last = static_cast<int>(std::ceil(std::log10(h_high)));
+  if (x_last == x_first) ++x_last;
+  const int y_first = static_cast<int>(std::floor(std::log10(e_low)));
+  int y_last = static_cast<int>(std::ceil(std::log10(e_high)));
+  if (y_last == y_first) ++y_last;
+  const double plot_width = kWidth - kLeft - kRight;
+  const double plot_height = kHeight - kTop - kBottom;
+  const auto x_of = [&](double h) {
+    return kLeft + (std::log10(h) - x_first) / (x_last - x_first) * plot_width;
+  };
+  const auto y_of = [&](double e) {
+    return kTop + (y_last - std::log10(e)) / (y_last - y_first) * plot_height;
+  };
+
+  std::string svg = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+      "<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
+      "<text x=\"{2}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{3}</text>\n",
+      kWidth, kHeight, kLeft, xml_escaped(study.title));
+  // Grid lines and labels at each decade (and at 2 and 5 on short axes).
+  const bool x_short = x_last - x_first <= 2;
+  const bool y_short = y_last - y_first <= 2;
+  for (int d = x_first; d <= x_last; ++d) {
+    for (const double m : {1.0, 2.0, 5.0}) {
+      const double v = m * std::pow(10.0, d);
+      if (v > std::pow(10.0, x_last) * 1.0000001 || (m != 1 && !x_short)) continue;
+      const double x = x_of(v);
+      svg += fmt::format(
+          "<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#dddddd\"/>\n", x,
+          kTop, kTop + plot_height);
+      svg += fmt::format(
+          "<text x=\"{:.2f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#333333\">{}</text>\n", x,
+          kTop + plot_height + 16, m == 1 ? decade_label(d) : fmt::format("{:g}", v));
+    }
+  }
+  for (int d = y_first; d <= y_last; ++d) {
+    for (const double m : {1.0, 2.0, 5.0}) {
+      const double v = m * std::pow(10.0, d);
+      if (v > std::pow(10.0, y_last) * 1.0000001 || (m != 1 && !y_short)) continue;
+      const double y = y_of(v);
+      svg += fmt::format(
+          "<line x1=\"{1}\" y1=\"{0:.2f}\" x2=\"{2}\" y2=\"{0:.2f}\" stroke=\"#dddddd\"/>\n", y,
+          kLeft, kLeft + plot_width);
+      svg += fmt::format(
+          "<text x=\"{}\" y=\"{:.2f}\" text-anchor=\"end\" fill=\"#333333\">{}</text>\n", kLeft - 6,
+          y + 4, m == 1 ? decade_label(d) : fmt::format("{:g}", v));
+    }
+  }
+  svg += fmt::format(
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#333333\"/>\n",
+      kLeft, kTop, plot_width, plot_height);
+  svg += fmt::format(
+      "<clipPath id=\"plot-area\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
+      "</clipPath>\n",
+      kLeft, kTop, plot_width, plot_height);
+  svg += fmt::format("<text x=\"{:.2f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                     kLeft + plot_width / 2, kHeight - 14, xml_escaped(study.h_name));
+  svg += fmt::format(
+      "<text x=\"18\" y=\"{0:.2f}\" text-anchor=\"middle\" "
+      "transform=\"rotate(-90 18 {0:.2f})\">error</text>\n",
+      kTop + plot_height / 2);
+
+  // The series: a line through the points with an error above 0, a marker at each.
+  const double legend_x = kLeft + plot_width + 16;
+  double legend_y = kTop + 10;
+  for (std::size_t n = 0; n < study.norms.size(); ++n) {
+    const char* colour = kColours[n % kColours.size()];
+    const char* shape = kMarkers[n % kMarkers.size()];
+    std::string points;
+    std::string markers;
+    for (const Point& p : study.points) {
+      if (!usable(p.errors[n])) continue;
+      const double x = x_of(p.h);
+      const double y = y_of(p.errors[n]);
+      points += fmt::format("{}{:.2f},{:.2f}", points.empty() ? "" : " ", x, y);
+      markers += marker(shape, x, y, colour);
+    }
+    if (!points.empty()) {
+      svg += fmt::format(
+          "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\"/>\n", points,
+          colour);
+    }
+    svg += markers;
+    svg += fmt::format(
+        "<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{2:.2f}\" y2=\"{1:.2f}\" stroke=\"{3}\" "
+        "stroke-width=\"1.8\"/>\n",
+        legend_x, legend_y, legend_x + 24, colour);
+    svg += marker(shape, legend_x + 12, legend_y, colour);
+    svg += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\">{}</text>\n", legend_x + 30, legend_y + 4,
+                       xml_escaped(study.norms[n]));
+    legend_y += 20;
+  }
+  // The design order: a dashed line of that slope through the first point of the first norm
+  // that has an error above 0, across the series' range of h.
+  if (study.design_order > 0) {
+    for (std::size_t n = 0; n < study.norms.size(); ++n) {
+      const auto anchor = std::find_if(study.points.begin(), study.points.end(),
+                                       [n](const Point& p) { return usable(p.errors[n]); });
+      if (anchor == study.points.end()) continue;
+      const auto at = [&](double h) {
+        return anchor->errors[n] * std::pow(h / anchor->h, study.design_order);
+      };
+      svg += fmt::format(
+          "<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"#333333\" "
+          "stroke-width=\"1.2\" stroke-dasharray=\"6 4\" clip-path=\"url(#plot-area)\"/>\n",
+          x_of(h_high), y_of(at(h_high)), x_of(h_low), y_of(at(h_low)));
+      svg += fmt::format(
+          "<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{2:.2f}\" y2=\"{1:.2f}\" stroke=\"#333333\" "
+          "stroke-width=\"1.2\" stroke-dasharray=\"6 4\"/>\n",
+          legend_x, legend_y, legend_x + 24);
+      svg += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\">order {:g}</text>\n", legend_x + 30,
+                         legend_y + 4, study.design_order);
+      break;
+    }
+  }
+  return svg + "</svg>\n";
+}
+
+}  // namespace haloflow::convergence
