@@ -159,7 +159,16 @@ std::string table_text(const Study& study) {
     }
     text += "\n";
   }
-  return text + design_line(study) + "\n";
+  // No blanks at the ends of lines (the first row has no orders).
+  std::string trimmed;
+  std::size_t start = 0;
+  for (std::size_t end = text.find('\n'); end != std::string::npos;
+       start = end + 1, end = text.find('\n', start)) {
+    std::string line = text.substr(start, end - start);
+    line.erase(line.find_last_not_of(' ') + 1);
+    trimmed += line + "\n";
+  }
+  return trimmed + design_line(study) + "\n";
 }
 
 std::string table_csv(const Study& study) {
