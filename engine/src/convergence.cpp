@@ -84,8 +84,54 @@ std::string marker(const char* shape, double x, double y, const char* colour) {
   return fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"3.5\" fill=\"{}\"/>\n", x, y, colour);
 }
 
-std::string decade_label(int exponent) {
-  return fmt::format("1e{}", exponent);
+// A log axis: log10 of its ends, each end 1, 2 or 5 times a power of ten.
+struct Axis {
+  double low = 0;
+  double high = 1;
+};
+
+// The largest 1, 2 or 5 times a power of ten at most v, and the smallest at least v.
+double round_down(double v) {
+  const double decade = std::pow(10.0, std::floor(std::log10(v)));
+  for (const double m : {5.0, 2.0, 1.0}) {
+    if (m * decade <= v * (1 + 1e-12)) return m * decade;
+  }
+  return decade / 2;
+}
+
+double round_up(double v) {
+  const double decade = std::pow(10.0, std::floor(std::log10(v)));
+  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * decade >= v * (1 - 1e-12)) return m * decade;
+  }
+  return 10 * decade;
+}
+
+Axis axis_around(double low, double high) {
+  double a = round_down(low);
+  double b = round_up(high);
+  if (b / a < 1.5) {  // one value, or nearly: a factor of 2 or more either side
+    a = round_down(low / 2);
+    b = round_up(high * 2);
+  }
+  return {std::log10(a), std::log10(b)};
+}
+
+// The ticks of an axis: every power of ten on it, and 2 and 5 times them on an axis of at most
+// 2.5 decades.
+std::vector<double> ticks(const Axis& axis) {
+  const bool fine = axis.high - axis.low <= 2.5;
+  std::vector<double> values;
+  for (int d = static_cast<int>(std::floor(axis.low)); d <= static_cast<int>(std::ceil(axis.high));
+       ++d) {
+    for (const double m : {1.0, 2.0, 5.0}) {
+      if (m != 1 && !fine) continue;
+      const double v = m * std::pow(10.0, d);
+      const double at = std::log10(v);
+      if (at >= axis.low - 1e-9 && at <= axis.high + 1e-9) values.push_back(v);
+    }
+  }
+  return values;
 }
 
 }  // namespace
@@ -173,9 +219,9 @@ std::string table_text(const Study& study) {
 
 std::string table_csv(const Study& study) {
   const auto orders = observed_orders(study);
-  std::string text = "point,label," + csv_field(study.h_name);
+  std::string text = fmt::format("point,label,{}", csv_field(study.h_name));
   for (const std::string& norm : study.norms) {
-    text += "," + csv_field(norm) + "," + csv_field("order_" + norm);
+    text += fmt::format(",{},{}", csv_field(norm), csv_field("order_" + norm));
   }
   text += "\r\n";
   for (std::size_t i = 0; i < study.points.size(); ++i) {
@@ -193,11 +239,11 @@ std::string table_csv(const Study& study) {
 std::string table_markdown(const Study& study) {
   const auto orders = observed_orders(study);
   std::string text;
-  if (!study.title.empty()) text += "# " + markdown_cell(study.title) + "\n\n";
-  text += "| point | label | " + markdown_cell(study.h_name) + " |";
+  if (!study.title.empty()) text += fmt::format("# {}\n\n", markdown_cell(study.title));
+  text += fmt::format("| point | label | {} |", markdown_cell(study.h_name));
   std::string rule = "| ---: | --- | ---: |";
   for (const std::string& norm : study.norms) {
-    text += " " + markdown_cell(norm) + " | order |";
+    text += fmt::format(" {} | order |", markdown_cell(norm));
     rule += " ---: | ---: |";
   }
   text += "\n" + rule + "\n";
@@ -210,12 +256,12 @@ std::string table_markdown(const Study& study) {
     }
     text += "\n";
   }
-  return text + "\n" + markdown_cell(design_line(study)) + "\n";
+  return fmt::format("{}\n{}\n", text, markdown_cell(design_line(study)));
 }
 
 std::string svg_plot(const Study& study) {
   check(study);
-  // The axes' ranges: whole decades around every h and every error above 0.
+  // The axes' ranges: around every h and every error above 0.
   double h_low = std::numeric_limits<double>::infinity();
   double h_high = 0;
   double e_low = std::numeric_limits<double>::infinity();
@@ -233,19 +279,15 @@ std::string svg_plot(const Study& study) {
     e_low = 0.1;
     e_high = 1;
   }
-  const int x_first = static_cast<int>(std::floor(std::log10(h_low)));
-  int x_last = static_cast<int>(std::ceil(std::log10(h_high)));
-  if (x_last == x_first) ++x_last;
-  const int y_first = static_cast<int>(std::floor(std::log10(e_low)));
-  int y_last = static_cast<int>(std::ceil(std::log10(e_high)));
-  if (y_last == y_first) ++y_last;
+  const Axis x_axis = axis_around(h_low, h_high);
+  const Axis y_axis = axis_around(e_low, e_high);
   const double plot_width = kWidth - kLeft - kRight;
   const double plot_height = kHeight - kTop - kBottom;
   const auto x_of = [&](double h) {
-    return kLeft + (std::log10(h) - x_first) / (x_last - x_first) * plot_width;
+    return kLeft + (std::log10(h) - x_axis.low) / (x_axis.high - x_axis.low) * plot_width;
   };
   const auto y_of = [&](double e) {
-    return kTop + (y_last - std::log10(e)) / (y_last - y_first) * plot_height;
+    return kTop + (y_axis.high - std::log10(e)) / (y_axis.high - y_axis.low) * plot_height;
   };
 
   std::string svg = fmt::format(
@@ -255,34 +297,24 @@ std::string svg_plot(const Study& study) {
       "<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
       "<text x=\"{2}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{3}</text>\n",
       kWidth, kHeight, kLeft, xml_escaped(study.title));
-  // Grid lines and labels at each decade (and at 2 and 5 on short axes).
-  const bool x_short = x_last - x_first <= 2;
-  const bool y_short = y_last - y_first <= 2;
-  for (int d = x_first; d <= x_last; ++d) {
-    for (const double m : {1.0, 2.0, 5.0}) {
-      const double v = m * std::pow(10.0, d);
-      if (v > std::pow(10.0, x_last) * 1.0000001 || (m != 1 && !x_short)) continue;
-      const double x = x_of(v);
-      svg += fmt::format(
-          "<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#dddddd\"/>\n", x,
-          kTop, kTop + plot_height);
-      svg += fmt::format(
-          "<text x=\"{:.2f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#333333\">{}</text>\n", x,
-          kTop + plot_height + 16, m == 1 ? decade_label(d) : fmt::format("{:g}", v));
-    }
+  // Grid lines and labels at the axes' ticks.
+  for (const double v : ticks(x_axis)) {
+    const double x = x_of(v);
+    svg += fmt::format(
+        "<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#dddddd\"/>\n", x, kTop,
+        kTop + plot_height);
+    svg += fmt::format(
+        "<text x=\"{:.2f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#333333\">{:g}</text>\n", x,
+        kTop + plot_height + 16, v);
   }
-  for (int d = y_first; d <= y_last; ++d) {
-    for (const double m : {1.0, 2.0, 5.0}) {
-      const double v = m * std::pow(10.0, d);
-      if (v > std::pow(10.0, y_last) * 1.0000001 || (m != 1 && !y_short)) continue;
-      const double y = y_of(v);
-      svg += fmt::format(
-          "<line x1=\"{1}\" y1=\"{0:.2f}\" x2=\"{2}\" y2=\"{0:.2f}\" stroke=\"#dddddd\"/>\n", y,
-          kLeft, kLeft + plot_width);
-      svg += fmt::format(
-          "<text x=\"{}\" y=\"{:.2f}\" text-anchor=\"end\" fill=\"#333333\">{}</text>\n", kLeft - 6,
-          y + 4, m == 1 ? decade_label(d) : fmt::format("{:g}", v));
-    }
+  for (const double v : ticks(y_axis)) {
+    const double y = y_of(v);
+    svg += fmt::format(
+        "<line x1=\"{1}\" y1=\"{0:.2f}\" x2=\"{2}\" y2=\"{0:.2f}\" stroke=\"#dddddd\"/>\n", y,
+        kLeft, kLeft + plot_width);
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{:.2f}\" text-anchor=\"end\" fill=\"#333333\">{:g}</text>\n", kLeft - 6,
+        y + 4, v);
   }
   svg += fmt::format(
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#333333\"/>\n",
