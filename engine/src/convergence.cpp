@@ -22,8 +22,9 @@ bool usable(double error) {
   return std::isfinite(error) && error > 0;
 }
 
-std::string order_text(double order) {
-  return std::isfinite(order) ? fmt::format("{:.2f}", order) : std::string();
+// An order as the tables show it (2 decimals; the CSV 4, for scripts); empty where undefined.
+std::string order_text(double order, int decimals = 2) {
+  return std::isfinite(order) ? fmt::format("{:.{}f}", order, decimals) : std::string();
 }
 
 // A CSV field: quoted when it holds a comma, a quote or a line break (quotes doubled).
@@ -229,7 +230,7 @@ std::string table_csv(const Study& study) {
     text += fmt::format("{},{},{:.17g}", i, csv_field(p.label), p.h);
     for (std::size_t n = 0; n < study.norms.size(); ++n) {
       text += fmt::format(",{:.17g},{}", p.errors[n],
-                          i == 0 ? std::string() : order_text(orders[i - 1][n]));
+                          i == 0 ? std::string() : order_text(orders[i - 1][n], 4));
     }
     text += "\r\n";
   }
