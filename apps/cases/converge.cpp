@@ -67,6 +67,13 @@ std::vector<std::string> split(const std::string& text, char separator) {
   }
 }
 
+// "a number", "an array", ...: a JSON value's type in a sentence.
+std::string kind_of(const nlohmann::json& value) {
+  const std::string type = value.type_name();
+  if (type == "null") return type;
+  return fmt::format("{} {}", type == "array" || type == "object" ? "an" : "a", type);
+}
+
 // What the model's study compares, and the order its scheme is designed to reach.
 struct ModelStudy {
   std::string title;
@@ -289,21 +296,25 @@ std::size_t series_length(const std::vector<SeriesSetting>& settings) {
       throw Error(fmt::format("--set {} is given twice; give each path once", printable(s.path)));
     }
   }
-  const SeriesSetting& first = settings.front();
-  for (const SeriesSetting& s : settings) {
-    if (s.values.size() != first.values.size()) {
-      throw Error(fmt::format(
-          "--set {} has {} values and --set {} has {}: settings varied together need as many "
-          "values each",
-          printable(first.path), first.values.size(), printable(s.path), s.values.size()));
-    }
-  }
-  if (first.values.size() < 2) {
+  // The first setting with more than one value sets the length; one value is the same at every
+  // point.
+  const auto varied = std::find_if(settings.begin(), settings.end(),
+                                   [](const SeriesSetting& s) { return s.values.size() > 1; });
+  if (varied == settings.end()) {
+    const SeriesSetting& first = settings.front();
     throw Error(fmt::format(
         "--set {} gives {} point; a convergence study needs at least 2 (e.g. {}=100,200,400)",
         printable(first.path), first.values.size(), printable(first.path)));
   }
-  return first.values.size();
+  for (const SeriesSetting& s : settings) {
+    if (s.values.size() != 1 && s.values.size() != varied->values.size()) {
+      throw Error(fmt::format(
+          "--set {} has {} values and --set {} has {}: settings varied together need as many "
+          "values each (or one, the same at every point)",
+          printable(varied->path), varied->values.size(), printable(s.path), s.values.size()));
+    }
+  }
+  return varied->values.size();
 }
 
 void apply_point(nlohmann::json& document, const std::vector<SeriesSetting>& settings,
@@ -323,16 +334,17 @@ void apply_point(nlohmann::json& document, const std::vector<SeriesSetting>& set
       if (document.contains(*it) && !document.at(*it).is_object()) {
         throw Error(fmt::format("--set {}: {} is {} in the case, not an object with keys",
                                 printable(s.path), printable(it->to_string()),
-                                document.at(*it).type_name()));
+                                kind_of(document.at(*it))));
       }
     }
-    document[pointer] = s.values.at(index);
+    document[pointer] = s.values.at(s.values.size() == 1 ? 0 : index);
   }
 }
 
 std::string point_label(const std::vector<SeriesSetting>& settings, std::size_t index) {
   std::string label;
   for (const SeriesSetting& s : settings) {
+    if (s.values.size() == 1) continue;  // the same at every point: not what tells them apart
     if (!label.empty()) label += ' ';
     label += fmt::format("{}={}", s.path, shown_value(s.values.at(index)));
   }
@@ -426,6 +438,12 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
       throw CollectiveError(fmt::format(
           "--time refines the time step of {}: give --set {} with the values to run (e.g. {})",
           model, model == "heat3d" ? "heat3d.dt" : "euler2d.cfl", time_hint(model)));
+    }
+    if (refined->values.size() < 2) {
+      throw CollectiveError(fmt::format(
+          "--time refines the time step of {}: --set {} gives one value; expected the time step "
+          "of each point (e.g. {})",
+          model, printable(refined->path), time_hint(model)));
     }
     std::size_t finest = 0;
     for (std::size_t i = 0; i < count; ++i) {

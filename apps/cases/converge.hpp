@@ -26,8 +26,9 @@ struct SeriesSetting {
 //! or key, an empty value.
 [[nodiscard]] SeriesSetting parse_series_setting(const std::string& text);
 
-//! The number of points the settings give. \throws Error for no setting, a path given twice,
-//! lists of different lengths (naming them), fewer than 2 points.
+//! The number of points the settings give: the length of those with more than one value (a
+//! setting of one value is the same at every point). \throws Error for no setting, a path given
+//! twice, lists of different lengths (naming them), fewer than 2 points.
 [[nodiscard]] std::size_t series_length(const std::vector<SeriesSetting>& settings);
 
 //! Lays point `index`'s values on the case document, making the objects a pointer goes through
@@ -36,7 +37,7 @@ struct SeriesSetting {
 void apply_point(nlohmann::json& document, const std::vector<SeriesSetting>& settings,
                  std::size_t index);
 
-//! What a point's settings say, for the tables: "euler2d.nx=100 euler2d.ny=100".
+//! What a point's varied settings say, for the tables: "euler2d.nx=100 euler2d.ny=100".
 [[nodiscard]] std::string point_label(const std::vector<SeriesSetting>& settings,
                                       std::size_t index);
 
