@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "haloflow/error.hpp"
 #include "haloflow/xml_text.hpp"
@@ -280,6 +281,24 @@ std::string svg_plot(const Study& study) {
     e_low = 0.1;
     e_high = 1;
   }
+  // The design order: a dashed line of that slope across the series' range of h, half the
+  // smallest error of the coarsest point below it (beside the series, not over them).
+  std::optional<std::array<double, 2>> design;  // its errors at h_high and at h_low
+  if (study.design_order > 0) {
+    const Point& coarsest =
+        *std::max_element(study.points.begin(), study.points.end(),
+                          [](const Point& a, const Point& b) { return a.h < b.h; });
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const double e : coarsest.errors) {
+      if (usable(e)) lowest = std::min(lowest, e);
+    }
+    if (std::isfinite(lowest)) {
+      const double start = lowest / 2;
+      design = {start, start * std::pow(h_low / h_high, study.design_order)};
+      e_low = std::min(e_low, (*design)[1]);
+      e_high = std::max(e_high, start);
+    }
+  }
   const Axis x_axis = axis_around(h_low, h_high);
   const Axis y_axis = axis_around(e_low, e_high);
   const double plot_width = kWidth - kLeft - kRight;
@@ -361,28 +380,17 @@ std::string svg_plot(const Study& study) {
                        xml_escaped(study.norms[n]));
     legend_y += 20;
   }
-  // The design order: a dashed line of that slope through the first point of the first norm
-  // that has an error above 0, across the series' range of h.
-  if (study.design_order > 0) {
-    for (std::size_t n = 0; n < study.norms.size(); ++n) {
-      const auto anchor = std::find_if(study.points.begin(), study.points.end(),
-                                       [n](const Point& p) { return usable(p.errors[n]); });
-      if (anchor == study.points.end()) continue;
-      const auto at = [&](double h) {
-        return anchor->errors[n] * std::pow(h / anchor->h, study.design_order);
-      };
-      svg += fmt::format(
-          "<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"#333333\" "
-          "stroke-width=\"1.2\" stroke-dasharray=\"6 4\" clip-path=\"url(#plot-area)\"/>\n",
-          x_of(h_high), y_of(at(h_high)), x_of(h_low), y_of(at(h_low)));
-      svg += fmt::format(
-          "<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{2:.2f}\" y2=\"{1:.2f}\" stroke=\"#333333\" "
-          "stroke-width=\"1.2\" stroke-dasharray=\"6 4\"/>\n",
-          legend_x, legend_y, legend_x + 24);
-      svg += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\">order {:g}</text>\n", legend_x + 30,
-                         legend_y + 4, study.design_order);
-      break;
-    }
+  if (design) {
+    svg += fmt::format(
+        "<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"#333333\" "
+        "stroke-width=\"1.2\" stroke-dasharray=\"6 4\" clip-path=\"url(#plot-area)\"/>\n",
+        x_of(h_high), y_of((*design)[0]), x_of(h_low), y_of((*design)[1]));
+    svg += fmt::format(
+        "<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{2:.2f}\" y2=\"{1:.2f}\" stroke=\"#333333\" "
+        "stroke-width=\"1.2\" stroke-dasharray=\"6 4\"/>\n",
+        legend_x, legend_y, legend_x + 24);
+    svg += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\">order {:g}</text>\n", legend_x + 30,
+                       legend_y + 4, study.design_order);
   }
   return svg + "</svg>\n";
 }

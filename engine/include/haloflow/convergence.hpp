@@ -52,8 +52,8 @@ void check(const Study& study);
 [[nodiscard]] std::string table_markdown(const Study& study);
 
 //! A log-log SVG plot (a standalone document): error against h, one series per norm, and a
-//! dashed line of the design order's slope through the first point of the first norm (none when
-//! the design order is 0). Every text is XML-escaped.
+//! dashed line of the design order's slope across the same h, starting at half the smallest error
+//! of the coarsest point (none when the design order is 0). Every text is XML-escaped.
 [[nodiscard]] std::string svg_plot(const Study& study);
 
 }  // namespace haloflow::convergence
