@@ -28,6 +28,7 @@
 #include "run_flags.hpp"
 #include "run_output.hpp"
 #include "run_place.hpp"
+#include "stop_signals.hpp"
 #include "written_files.hpp"
 
 namespace haloflow::cases {
@@ -94,7 +95,7 @@ struct PointRun {
   int steps = 0;
 };
 
-PointRun run_point(const CaseFile& c, bool have_gpu, bool root) {
+PointRun run_point(const CaseFile& c, bool have_gpu, bool root, const std::string& what) {
   const ExecutorChoice choice = choose_executors(c.run.executor, *c.model, have_gpu);
   const ExecutorKind executor = choice.executors.front();
   models::RunOptions options;
@@ -105,6 +106,11 @@ PointRun run_point(const CaseFile& c, bool have_gpu, bool root) {
   options.transport = c.exchange.transport;
   options.exchange_timeout = Seconds(c.run.timeout_s);
   options.gather = true;
+  options.stop_on_signal = true;  // SIGINT, SIGTERM: every rank stops after the same frame
+  // A progress line on a terminal only (a log keeps the points' lines alone).
+  outputs::Progress progress(what, c.run.progress_every, root && ::isatty(STDOUT_FILENO) == 1);
+  options.progress_every = c.run.progress_every;
+  options.progress = [&progress](int done, int total) { progress.update(done, total); };
   const models::RunRequest request{.executors = {executor},
                                    .options = [&options](std::size_t) { return options; }};
   const auto result = c.model->run(request, MPI_COMM_WORLD);
@@ -524,7 +530,7 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
     nlohmann::json point_results = nlohmann::json::array();
     double t0 = 0;
     for (std::size_t i = 0; i < count; ++i) {
-      runs.push_back(run_point(points[i], have_gpu, root));
+      runs.push_back(run_point(points[i], have_gpu, root, fmt::format("steps (point {})", i)));
       on_root_everywhere(mpi, timeout, "checking the end time", [&] {
         const double t = end_time(model, runs[i].results);
         if (i == 0) t0 = t;
@@ -533,6 +539,13 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
         }
         if (!flags.time) {
           const double h = grid_spacing(model, runs[i].results);
+          if (i > 0 && h == study.points.back().h) {
+            throw Error(fmt::format(
+                "point {} ({}) has the grid spacing of point {} (h = {:g}, the coarsest axis's): "
+                "no order can be observed; refine every axis together (e.g. heat3d.ny and nz "
+                "with nx, euler2d.ny with nx)",
+                i, labels[i], i - 1, h));
+          }
           study.points.push_back(
               {.h = h, .errors = exact_errors(model, runs[i]), .label = labels[i]});
           const auto& e = study.points.back().errors;
@@ -545,7 +558,7 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
       });
     }
     if (reference) {
-      const PointRun ref = run_point(*reference, have_gpu, root);
+      const PointRun ref = run_point(*reference, have_gpu, root, "steps (reference)");
       on_root_everywhere(mpi, timeout, "checking the reference run", [&] {
         const double t = end_time(model, ref.results);
         if (std::abs(t - t0) > kSameTime * std::max(std::abs(t0), 1e-300)) {
@@ -607,6 +620,26 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
       outputs::print_out(written.announcement());
       if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
     });
+  } catch (const models::Interrupted& stop) {
+    // Every rank stopped after the same frame: the study so far is said, and the directory says
+    // it was interrupted.
+    if (root) {
+      results["status"] = "interrupted";
+      results["interrupted"] = {{"signal", models::signal_name(stop.signal())},
+                                {"date", outputs::utc_date_now()}};
+      try {
+        write_results(true);
+      } catch (const std::exception&) {
+        // The interruption itself is what the user is told.
+      }
+      std::fprintf(stderr,
+                   "haloflow: %s; the study is incomplete: the points done are printed above, %s "
+                   "(results.json) says interrupted\n",
+                   stop.what(), printable(out.string(), 300).c_str());
+    }
+    mpi.finish(timeout);
+    models::keep_output_open_for_launcher();
+    return 128 + stop.signal();
   } catch (const std::exception& error) {
     if (root) {
       if (place.replaces()) {

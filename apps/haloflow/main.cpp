@@ -249,7 +249,11 @@ int main(int argc, char** argv) {
       return run_case(options, *mpi);
     }
     if (validate->parsed()) return validate_case(validate_options, *mpi);
-    if (converge->parsed()) return converge_case(converge_options, *mpi);
+    if (converge->parsed()) {
+      // SIGINT and SIGTERM stop a point's run between frames, as they stop `run`.
+      haloflow::models::catch_stop_signals(mpi->world_rank() == 0);
+      return converge_case(converge_options, *mpi);
+    }
     int status = 0;
     if (replay->parsed()) status = replay_command(replay_options, *mpi);
     if (info->parsed()) status = show_info(*mpi);
