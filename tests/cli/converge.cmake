@@ -60,6 +60,14 @@ add_test(NAME cli_converge_fails_end_times_differ
                  --out ${converge_runs}/end_times_differ)
 set_tests_properties(cli_converge_fails_end_times_differ PROPERTIES LABELS host TIMEOUT 60)
 
+# Points whose coarsest axis is not refined: one h, no order.
+add_test(NAME cli_converge_fails_same_h
+         COMMAND ${converge_check} fails $<TARGET_FILE:haloflow>
+                 "point 1 \\(heat3d.nx=16 run.steps=32\\) has the grid spacing of point 0 \\(h = 0.125"
+                 converge ${converge_cases}/heat3d.json --set heat3d.nx=8,16 --set heat3d.ny=8
+                 --set heat3d.nz=8 --set run.steps=8,32 --out ${converge_runs}/same_h)
+set_tests_properties(cli_converge_fails_same_h PROPERTIES LABELS host TIMEOUT 60)
+
 # An existing run directory is not replaced without --force (the study above made it).
 add_test(NAME cli_converge_refuses_existing
          COMMAND ${converge_check} refuses $<TARGET_FILE:haloflow>
