@@ -220,9 +220,11 @@ int main(int argc, char** argv) {
       "the exact solution (heat3d, euler2d vortex and Sod), or in time with --time");
   converge->add_option("case", converge_options.case_path, "the case file (JSON)")->required();
   converge
-      ->add_option("--set", converge_options.sets,
-                   "PATH=V1,V2,...: the case field at PATH (keys joined by '.', e.g. "
-                   "euler2d.nx) takes each value in turn; several --set vary together")
+      ->add_option(
+          "--set", converge_options.sets,
+          "PATH=V1,V2,...: the case field at PATH (keys joined by '.', e.g. "
+          "euler2d.nx) takes each value in turn; several --set vary together, one of a single "
+          "value holds at every point")
       ->required()
       ->allow_extra_args(false);
   converge
