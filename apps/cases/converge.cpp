@@ -240,6 +240,21 @@ std::string time_hint(const std::string& model) {
                            : "--set euler2d.cfl=0.4,0.2,0.1 with euler2d.t_end > 0";
 }
 
+// euler2d stops at t_end or after run.steps steps, whichever comes first: a run that stopped
+// before t_end had too few steps.
+void check_reached_end(const std::string& model, const PointRun& run, const std::string& what) {
+  if (model != "euler2d") return;
+  const nlohmann::json& section = run.results.at("euler2d");
+  const double t = section.at("t").get<double>();
+  const double t_end = section.at("t_end").get<double>();
+  if (t >= t_end * (1 - kSameTime)) return;
+  const auto enough = static_cast<long long>(std::ceil(1.1 * run.steps * t_end / t));
+  throw Error(fmt::format(
+      "{} stopped at t = {:.6g} after run.steps = {} steps, before euler2d.t_end = {:g}: give it "
+      "more steps (about {}; steps past t_end are not taken)",
+      what, t, run.steps, t_end, enough));
+}
+
 // Why two points' errors cannot be compared: they are of different times.
 std::string time_mismatch(const std::string& model, std::size_t index, const std::string& label,
                           double t, double t0, int steps) {
@@ -431,6 +446,18 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
     }
   }
   const std::string model(points.front().model->name());
+  if (model == "euler2d") {
+    // Without an end time each point takes run.steps steps of a dt set by its grid and cfl.
+    for (std::size_t i = 0; i < count; ++i) {
+      if (points[i].model->resolved_section().value("t_end", 0.0) <= 0) {
+        throw CollectiveError(fmt::format(
+            "point {} ({}): euler2d.t_end is 0, so the run ends after run.steps steps, at a time "
+            "that depends on the grid and the cfl: the points would end at different times; set "
+            "euler2d.t_end > 0 (e.g. --set euler2d.t_end=1) with run.steps enough to reach it",
+            i, printable(labels[i], 300)));
+      }
+    }
+  }
 
   // In time: the refined field is among the settings; the reference takes a step 8 times
   // smaller than the smallest, with 8 times the steps of that point.
@@ -533,6 +560,7 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
       runs.push_back(run_point(points[i], have_gpu, root, fmt::format("steps (point {})", i)));
       on_root_everywhere(mpi, timeout, "checking the end time", [&] {
         const double t = end_time(model, runs[i].results);
+        check_reached_end(model, runs[i], fmt::format("point {} ({})", i, labels[i]));
         if (i == 0) t0 = t;
         if (std::abs(t - t0) > kSameTime * std::max(std::abs(t0), 1e-300)) {
           throw Error(time_mismatch(model, i, labels[i], t, t0, runs[i].steps));
@@ -561,6 +589,7 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
       const PointRun ref = run_point(*reference, have_gpu, root, "steps (reference)");
       on_root_everywhere(mpi, timeout, "checking the reference run", [&] {
         const double t = end_time(model, ref.results);
+        check_reached_end(model, ref, fmt::format("the reference run ({})", reference_label));
         if (std::abs(t - t0) > kSameTime * std::max(std::abs(t0), 1e-300)) {
           throw Error(
               fmt::format("the reference run ({}) ends at t = {:.6g}, point 0 at t = "
