@@ -39,6 +39,7 @@ set(converge_refusals
     "string_value|${converge_cases}/heat3d.json --set heat3d.precision=double,half|point 1 \\(heat3d.precision=half\\): .*/heat3d/precision"
     "through_value|${converge_cases}/heat3d.json --set heat3d.nx.cells=8,16|--set heat3d.nx.cells: /heat3d/nx is a number in the case, not an object"
     "no_equals|${converge_cases}/heat3d.json --set heat3d.nx|--set heat3d.nx: expected PATH=V1,V2"
+    "euler2d_no_t_end|${converge_cases}/euler2d_vortex.json --set euler2d.t_end=0 --set euler2d.nx=32,64|point 0 \\(euler2d.nx=32\\): euler2d.t_end is 0, so the run ends after run.steps steps"
     "time_without_dt|${converge_cases}/heat3d.json --time --set heat3d.nx=8,16|--time refines the time step of heat3d: give --set heat3d.dt")
 foreach(converge_refusal IN LISTS converge_refusals)
   string(REPLACE "|" ";" refusal_fields "${converge_refusal}")
@@ -67,6 +68,14 @@ add_test(NAME cli_converge_fails_same_h
                  converge ${converge_cases}/heat3d.json --set heat3d.nx=8,16 --set heat3d.ny=8
                  --set heat3d.nz=8 --set run.steps=8,32 --out ${converge_runs}/same_h)
 set_tests_properties(cli_converge_fails_same_h PROPERTIES LABELS host TIMEOUT 60)
+
+# euler2d with too few steps to reach t_end on the finer grid.
+add_test(NAME cli_converge_fails_too_few_steps
+         COMMAND ${converge_check} fails $<TARGET_FILE:haloflow>
+                 "point 1 \\(euler2d.nx=64 euler2d.ny=64\\) stopped at t = [0-9.]+ after run.steps = 50 steps, before euler2d.t_end = 1: give it more steps"
+                 converge ${converge_cases}/euler2d_vortex.json --set run.steps=50
+                 --set euler2d.nx=32,64 --set euler2d.ny=32,64 --out ${converge_runs}/too_few_steps)
+set_tests_properties(cli_converge_fails_too_few_steps PROPERTIES LABELS host TIMEOUT 60)
 
 # An existing run directory is not replaced without --force (the study above made it).
 add_test(NAME cli_converge_refuses_existing
