@@ -432,6 +432,13 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
                                   }
                                 }));
     if (!refused.empty()) throw CollectiveError(refused);
+    try {
+      // An executor this machine cannot run is refused before anything runs.
+      (void)choose_executors(points[i].run.executor, *points[i].model, have_gpu);
+    } catch (const Error& error) {
+      throw CollectiveError(
+          fmt::format("point {} ({}): {}", i, printable(labels.back(), 300), error.what()));
+    }
     if (i == 0) {
       try {
         check_convergeable(points.front(), flags.time);
