@@ -479,6 +479,17 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
           "--time refines the time step of {}: give --set {} with the values to run (e.g. {})",
           model, model == "heat3d" ? "heat3d.dt" : "euler2d.cfl", time_hint(model)));
     }
+    for (std::size_t i = 1; i < count; ++i) {
+      const Index3 shape = points[i].model->field_shape();
+      const Index3 shape0 = points.front().model->field_shape();
+      if (shape != shape0) {
+        throw CollectiveError(fmt::format(
+            "--time studies the time step at a fixed grid: point {} ({}) has {} x {} x {} "
+            "samples, point 0 {} x {} x {}; vary the grid in a study in space (without --time)",
+            i, printable(labels[i], 300), shape[0], shape[1], shape[2], shape0[0], shape0[1],
+            shape0[2]));
+      }
+    }
     if (refined->values.size() < 2) {
       throw CollectiveError(fmt::format(
           "--time refines the time step of {}: --set {} gives one value; expected the time step "

@@ -40,6 +40,7 @@ set(converge_refusals
     "through_value|${converge_cases}/heat3d.json --set heat3d.nx.cells=8,16|--set heat3d.nx.cells: /heat3d/nx is a number in the case, not an object"
     "no_equals|${converge_cases}/heat3d.json --set heat3d.nx|--set heat3d.nx: expected PATH=V1,V2"
     "euler2d_no_t_end|${converge_cases}/euler2d_vortex.json --set euler2d.t_end=0 --set euler2d.nx=32,64|point 0 \\(euler2d.nx=32\\): euler2d.t_end is 0, so the run ends after run.steps steps"
+    "time_grid_varies|${converge_cases}/heat3d.json --time --set heat3d.nx=8,16 --set heat3d.dt=1e-3,5e-4|--time studies the time step at a fixed grid: point 1 \\(heat3d.nx=16 heat3d.dt=0.0005\\) has 16 x 16 x 16 samples, point 0 8 x 8 x 8"
     "time_without_dt|${converge_cases}/heat3d.json --time --set heat3d.nx=8,16|--time refines the time step of heat3d: give --set heat3d.dt")
 foreach(converge_refusal IN LISTS converge_refusals)
   string(REPLACE "|" ";" refusal_fields "${converge_refusal}")
