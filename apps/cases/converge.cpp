@@ -75,6 +75,21 @@ std::string kind_of(const nlohmann::json& value) {
   return fmt::format("{} {}", type == "array" || type == "object" ? "an" : "a", type);
 }
 
+// on_root_everywhere, with any other exception of rank 0's step (a results.json section without
+// a key the study reads) an Error too, so that every rank learns of it.
+template <class Step>
+void on_root(const MpiSession& mpi, Seconds timeout, const std::string& what, Step&& step) {
+  on_root_everywhere(mpi, timeout, what, [&] {
+    try {
+      step();
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& error) {
+      throw Error(fmt::format("{}: {}", what, error.what()));
+    }
+  });
+}
+
 // What the model's study compares, and the order its scheme is designed to reach.
 struct ModelStudy {
   std::string title;
@@ -556,7 +571,7 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
     outputs::write_output_file(out / name, text, {.replace = true, .run_directory = out});
     written.add({.path = out / name, .bytes = text.size()});
   };
-  on_root_everywhere(mpi, timeout, "starting the run directory", [&] {
+  on_root(mpi, timeout, "starting the run directory", [&] {
     outputs::print_out(place.note());
     outputs::print_out(fmt::format("converge {}: {} points of {}, in {}\n",
                                    printable(flags.case_path, 300), count, model,
@@ -576,7 +591,7 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
     double t0 = 0;
     for (std::size_t i = 0; i < count; ++i) {
       runs.push_back(run_point(points[i], have_gpu, root, fmt::format("steps (point {})", i)));
-      on_root_everywhere(mpi, timeout, "checking the end time", [&] {
+      on_root(mpi, timeout, "checking the end time", [&] {
         const double t = end_time(model, runs[i].results);
         check_reached_end(model, runs[i], fmt::format("point {} ({})", i, labels[i]));
         if (i == 0) t0 = t;
@@ -605,7 +620,7 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
     }
     if (reference) {
       const PointRun ref = run_point(*reference, have_gpu, root, "steps (reference)");
-      on_root_everywhere(mpi, timeout, "checking the reference run", [&] {
+      on_root(mpi, timeout, "checking the reference run", [&] {
         const double t = end_time(model, ref.results);
         check_reached_end(model, ref, fmt::format("the reference run ({})", reference_label));
         if (std::abs(t - t0) > kSameTime * std::max(std::abs(t0), 1e-300)) {
@@ -633,7 +648,7 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
         results["reference"] = {{"label", reference_label}, {"results", ref.results.at(model)}};
       });
     }
-    on_root_everywhere(mpi, timeout, "writing the study", [&] {
+    on_root(mpi, timeout, "writing the study", [&] {
       const auto orders = convergence::observed_orders(study);
       for (std::size_t i = 0; i < count; ++i) {
         const auto& p = study.points[i];
