@@ -436,23 +436,22 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
   std::vector<CaseFile> points;
   std::vector<std::string> labels;
   for (std::size_t i = 0; i < count; ++i) {
-    labels.push_back(point_label(settings, i));
+    labels.push_back(printable(point_label(settings, i), 300));  // echoed input, escaped
     std::string refused;  // apply_point's refusal, alike on every rank
-    points.push_back(read_point(fmt::format("point {} ({})", i, printable(labels.back(), 300)),
-                                [&](nlohmann::json& document) {
-                                  try {
-                                    apply_point(document, settings, i);
-                                  } catch (const Error& error) {
-                                    refused = error.what();
-                                  }
-                                }));
+    points.push_back(
+        read_point(fmt::format("point {} ({})", i, labels.back()), [&](nlohmann::json& document) {
+          try {
+            apply_point(document, settings, i);
+          } catch (const Error& error) {
+            refused = error.what();
+          }
+        }));
     if (!refused.empty()) throw CollectiveError(refused);
     try {
       // An executor this machine cannot run is refused before anything runs.
       (void)choose_executors(points[i].run.executor, *points[i].model, have_gpu);
     } catch (const Error& error) {
-      throw CollectiveError(
-          fmt::format("point {} ({}): {}", i, printable(labels.back(), 300), error.what()));
+      throw CollectiveError(fmt::format("point {} ({}): {}", i, labels.back(), error.what()));
     }
     if (i == 0) {
       try {
@@ -461,10 +460,10 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
         throw CollectiveError(error.what());
       }
     } else if (points[i].model->name() != points.front().model->name()) {
-      throw CollectiveError(fmt::format(
-          "point {} ({}) is a case of model {}, point 0 of {}: a "
-          "study compares runs of one model",
-          i, printable(labels.back(), 300), points[i].model->name(), points.front().model->name()));
+      throw CollectiveError(
+          fmt::format("point {} ({}) is a case of model {}, point 0 of {}: a "
+                      "study compares runs of one model",
+                      i, labels.back(), points[i].model->name(), points.front().model->name()));
     }
   }
   const std::string model(points.front().model->name());
@@ -476,7 +475,7 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
             "point {} ({}): euler2d.t_end is 0, so the run ends after run.steps steps, at a time "
             "that depends on the grid and the cfl: the points would end at different times; set "
             "euler2d.t_end > 0 (e.g. --set euler2d.t_end=1) with run.steps enough to reach it",
-            i, printable(labels[i], 300)));
+            i, labels[i]));
       }
     }
   }
@@ -501,8 +500,7 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
         throw CollectiveError(fmt::format(
             "--time studies the time step at a fixed grid: point {} ({}) has {} x {} x {} "
             "samples, point 0 {} x {} x {}; vary the grid in a study in space (without --time)",
-            i, printable(labels[i], 300), shape[0], shape[1], shape[2], shape0[0], shape0[1],
-            shape0[2]));
+            i, labels[i], shape[0], shape[1], shape[2], shape0[0], shape0[1], shape0[2]));
       }
     }
     if (refined->values.size() < 2) {
@@ -609,6 +607,7 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
           }
           study.points.push_back(
               {.h = h, .errors = exact_errors(model, runs[i]), .label = labels[i]});
+          runs[i].field = {};  // only a study in time compares fields afterwards
           const auto& e = study.points.back().errors;
           outputs::print_out(fmt::format(
               "point {} ({}): h = {:.4g}, t = {:.6g}: L1 {:.3e}, L2 {:.3e}, Linf {:.3e}\n", i,
