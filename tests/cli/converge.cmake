@@ -1,29 +1,32 @@
 # haloflow converge end to end (included by CMakeLists.txt): studies on the host executor with
-# small grids, each observed order within 0.3 of the design order and the CSV, Markdown and SVG
-# read back (check_converge.py), and every refusal of bad input by its message.
+# small grids, each observed order within 0.3 (the vortex 0.4) of the design order and the CSV,
+# Markdown and SVG read back (check_converge.py), and every refusal of bad input by its message.
 set(converge_cases ${PROJECT_SOURCE_DIR}/tests/cases/converge)
 set(converge_runs ${CMAKE_CURRENT_BINARY_DIR}/converge_runs)
 set(converge_check ${HALOFLOW_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/check_converge.py)
 file(MAKE_DIRECTORY ${converge_runs})
 
-# name | design order | the norms whose orders are checked | case | arguments
-# (Sod: L1 only; L2 and Linf do not reach first order across the shock and the contact.)
+# name | design order | tolerance | the norms whose orders are checked | case | arguments
+# (The vortex: within 0.4, as model_euler_order requires, since the limiter clips the slopes at
+# its extremum (docs/models.md); measured 2.11 and 2.26 in L1, 1.75 and 1.96 in Linf. Sod: L1
+# only; L2 and Linf do not reach first order across the shock and the contact.)
 set(converge_studies
-    "heat3d|2|L1,L2,Linf|heat3d.json|--set heat3d.nx=8,16,32 --set run.steps=8,32,128"
-    "heat3d_time|1|L1,L2,Linf|heat3d.json|--time --set heat3d.dt=1e-3,5e-4,2.5e-4 --set run.steps=8,16,32"
-    "euler2d_vortex|2|L1,L2,Linf|euler2d_vortex.json|--set euler2d.nx=32,64,128 --set euler2d.ny=32,64,128"
-    "euler2d_sod|1|L1|euler2d_vortex.json|--set euler2d.case=sod-x --set euler2d.ny=4 --set euler2d.t_end=0.2 --set euler2d.nx=100,200,400")
+    "heat3d|2|0.3|L1,L2,Linf|heat3d.json|--set heat3d.nx=8,16,32 --set run.steps=8,32,128"
+    "heat3d_time|1|0.3|L1,L2,Linf|heat3d.json|--time --set heat3d.dt=1e-3,5e-4,2.5e-4 --set run.steps=8,16,32"
+    "euler2d_vortex|2|0.4|L1,L2,Linf|euler2d_vortex.json|--set euler2d.nx=32,64,128 --set euler2d.ny=32,64,128"
+    "euler2d_sod|1|0.3|L1|euler2d_vortex.json|--set euler2d.case=sod-x --set euler2d.ny=4 --set euler2d.t_end=0.2 --set euler2d.nx=100,200,400")
 foreach(converge_study IN LISTS converge_studies)
   string(REPLACE "|" ";" study_fields "${converge_study}")
   list(GET study_fields 0 study_name)
   list(GET study_fields 1 study_order)
-  list(GET study_fields 2 study_norms)
-  list(GET study_fields 3 study_case)
-  list(GET study_fields 4 study_args)
+  list(GET study_fields 2 study_tolerance)
+  list(GET study_fields 3 study_norms)
+  list(GET study_fields 4 study_case)
+  list(GET study_fields 5 study_args)
   separate_arguments(study_args UNIX_COMMAND "${study_args}")
   add_test(NAME cli_converge_${study_name}
            COMMAND ${converge_check} study $<TARGET_FILE:haloflow>
-                   ${converge_runs}/${study_name} ${study_order} 0.3 ${study_norms}
+                   ${converge_runs}/${study_name} ${study_order} ${study_tolerance} ${study_norms}
                    ${converge_cases}/${study_case} ${study_args})
   set_tests_properties(cli_converge_${study_name} PROPERTIES LABELS host TIMEOUT 120)
 endforeach()
