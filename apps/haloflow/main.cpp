@@ -18,6 +18,7 @@
 #include "case_file.hpp"
 #include "collective.hpp"
 #include "commands.hpp"
+#include "converge.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/version.hpp"
 #include "output_files.hpp"
@@ -29,6 +30,8 @@
 using haloflow::app::replay_command;
 using haloflow::app::show_info;
 using haloflow::cases::CollectiveError;
+using haloflow::cases::converge_case;
+using haloflow::cases::ConvergeFlags;
 using haloflow::cases::run_case;
 using haloflow::cases::RunFlags;
 using haloflow::cases::validate_case;
@@ -191,6 +194,29 @@ int main(int argc, char** argv) {
                    "how halos travel between ranks (default: the case's)")
       ->check(CLI::IsMember({"auto", "mpi", "nccl"}));
   replay->add_flag("--force", replay_options.force, "overwrite existing output files");
+  ConvergeFlags converge_options;
+  auto* converge = app.add_subcommand(
+      "converge",
+      "run a case at a series of settings and report the observed orders of convergence against "
+      "the exact solution (heat3d, euler2d vortex and Sod), or in time with --time");
+  converge->add_option("case", converge_options.case_path, "the case file (JSON)")->required();
+  converge
+      ->add_option(
+          "--set", converge_options.sets,
+          "PATH=V1,V2,...: the case field at PATH (keys joined by '.', e.g. "
+          "euler2d.nx) takes each value in turn; several --set vary together, one of a single "
+          "value holds at every point")
+      ->required()
+      ->allow_extra_args(false);
+  converge
+      ->add_option("--out", converge_options.out,
+                   "the run directory (default: runs/converge_<case name>)")
+      ->check(kNotEmpty);
+  converge->add_flag("--time", converge_options.time,
+                     "a study in time: the time step (heat3d.dt, euler2d.cfl) refined at a fixed "
+                     "grid, against a run with a step 8 times smaller than the smallest");
+  converge->add_flag("--force", converge_options.force,
+                     "replace an existing run directory that haloflow made");
   auto* info = app.add_subcommand("info", "describe the device, MPI and this build");
   try {
     app.parse(argc, argv);
@@ -206,6 +232,11 @@ int main(int argc, char** argv) {
       return run_case(options, *mpi);
     }
     if (validate->parsed()) return validate_case(validate_options, *mpi);
+    if (converge->parsed()) {
+      // SIGINT and SIGTERM stop a point's run between frames, as they stop `run`.
+      haloflow::models::catch_stop_signals(mpi->world_rank() == 0);
+      return converge_case(converge_options, *mpi);
+    }
     int status = 0;
     if (replay->parsed()) status = replay_command(replay_options, *mpi);
     if (info->parsed()) status = show_info(*mpi);

@@ -9,6 +9,7 @@
 #include "haloflow/bounded_mpi.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/cell_box.hpp"
+#include "haloflow/convergence.hpp"
 #include "haloflow/decomposition.hpp"
 #include "haloflow/device.hpp"
 #include "haloflow/error.hpp"
