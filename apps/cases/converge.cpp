@@ -28,6 +28,7 @@
 #include "run_flags.hpp"
 #include "run_output.hpp"
 #include "run_place.hpp"
+#include "run_record.hpp"
 #include "stop_signals.hpp"
 #include "written_files.hpp"
 
@@ -546,35 +547,23 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
   const Seconds timeout(first.run.timeout_s);
   const RunPlace place = RunPlace::prepare(first, place_flags, mpi, timeout);
   const fs::path out = place.work();
-  outputs::WrittenFiles written(out);
-  nlohmann::json results = {{"format_version", 1},
-                            {"status", "running"},
-                            {"started",
-                             {{"date", outputs::utc_date_now()},
-                              {"host", outputs::host_name()},
-                              {"pid", static_cast<long>(::getpid())}}},
-                            {"command", "converge"},
-                            {"case", first.name},
-                            {"model", model},
-                            {"study", flags.time ? "time" : "space"},
-                            {"ranks", mpi.world_size()},
-                            {"versions", outputs::versions()}};
-  const auto write_results = [&](bool last) {
-    results["files"] = written.json();
-    const std::string text = results.dump(2) + "\n";
-    outputs::write_output_file(out / "results.json", text, {.replace = true, .run_directory = out});
-    if (last) written.add({.path = out / "results.json", .bytes = text.size()});
-  };
+  RunRecord record(place, {{"format_version", 1},
+                           {"command", "converge"},
+                           {"case", first.name},
+                           {"model", model},
+                           {"study", flags.time ? "time" : "space"},
+                           {"ranks", mpi.world_size()},
+                           {"versions", outputs::versions()}});
+  nlohmann::json& results = record.results();
   const auto write_file = [&](const std::string& name, const std::string& text) {
-    outputs::write_output_file(out / name, text, {.replace = true, .run_directory = out});
-    written.add({.path = out / name, .bytes = text.size()});
+    record.write_file(name, text);
   };
   on_root(mpi, timeout, "starting the run directory", [&] {
     outputs::print_out(place.note());
     outputs::print_out(fmt::format("converge {}: {} points of {}, in {}\n",
                                    printable(flags.case_path, 300), count, model,
                                    flags.time ? "time" : "space"));
-    write_results(false);
+    record.save();
   });
 
   try {
@@ -673,26 +662,13 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
       write_file("convergence.csv", convergence::table_csv(study));
       write_file("convergence.md", convergence::table_markdown(study));
       write_file("convergence.svg", convergence::svg_plot(study));
-      results["status"] = "complete";
-      results["finished"] = outputs::utc_date_now();
-      write_results(true);
-      const std::string note = place.complete();
-      written.relocate(place.out());
-      outputs::print_out(written.announcement());
-      if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
+      record.complete();
     });
   } catch (const models::Interrupted& stop) {
     // Every rank stopped after the same frame: the study so far is said, and the directory says
     // it was interrupted.
     if (root) {
-      results["status"] = "interrupted";
-      results["interrupted"] = {{"signal", models::signal_name(stop.signal())},
-                                {"date", outputs::utc_date_now()}};
-      try {
-        write_results(true);
-      } catch (const std::exception&) {
-        // The interruption itself is what the user is told.
-      }
+      record.interrupted({{"signal", models::signal_name(stop.signal())}});
       std::fprintf(stderr,
                    "haloflow: %s; the study is incomplete: the points done are printed above, %s "
                    "(results.json) says interrupted\n",
@@ -702,20 +678,7 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
     models::keep_output_open_for_launcher();
     return 128 + stop.signal();
   } catch (const std::exception& error) {
-    if (root) {
-      if (place.replaces()) {
-        const std::string note = place.discard();
-        if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
-      } else {
-        try {
-          results["status"] = "failed";
-          results["error"] = printable(error.what(), 2000);
-          write_results(false);
-        } catch (const std::exception&) {
-          // The failure itself is what the user is told.
-        }
-      }
-    }
+    if (root) record.failed(error.what());
     throw;
   }
   mpi.finish(timeout);

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
-#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -28,6 +27,7 @@
 #include "run_flags.hpp"
 #include "run_output.hpp"
 #include "run_place.hpp"
+#include "run_record.hpp"
 #include "stop_signals.hpp"
 #include "written_files.hpp"
 
@@ -166,33 +166,6 @@ void print_device(const std::optional<DeviceInfo>& device) {
                   device->priority_lowest, device->priority_highest));
 }
 
-// Rank 0 writes results.json into the run directory: at the start (status "running", which a
-// run killed outright leaves behind) and at the end.
-void write_results(const std::filesystem::path& out, nlohmann::json& results,
-                   outputs::WrittenFiles& written, bool last) {
-  results["files"] = written.json();  // every file but results.json itself
-  const std::string text = results.dump(2) + "\n";
-  outputs::write_output_file(out / "results.json", text, {.replace = true, .run_directory = out});
-  if (last) written.add({.path = out / "results.json", .bytes = text.size()});
-}
-
-// Rank 0, after a run failed: results.json says so (where the directory stays), best effort.
-void record_failure(const RunPlace& place, nlohmann::json& results, outputs::WrittenFiles& written,
-                    const std::string& error) {
-  if (place.replaces()) {
-    const std::string note = place.discard();
-    if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
-    return;
-  }
-  try {
-    results["status"] = "failed";
-    results["error"] = input::printable(error, 2000);
-    write_results(place.work(), results, written, false);
-  } catch (const std::exception&) {
-    // The failure itself is what the user is told; the marker stays "running".
-  }
-}
-
 }  // namespace
 
 int run_case(const RunFlags& flags, MpiSession& mpi) {
@@ -240,26 +213,19 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
   if (!flags.restart.empty()) restart = choose_restart(c, flags.restart, flags.restart_step, mpi);
   const RunPlace place = RunPlace::prepare(c, flags, mpi, timeout);
   const std::filesystem::path out = place.work();
-  outputs::WrittenFiles written(out);
-  nlohmann::json results = {
-      {"format_version", kResultsFormatVersion},
-      {"status", "running"},
-      {"started",
-       {{"date", outputs::utc_date_now()},
-        {"host", outputs::host_name()},
-        {"pid", static_cast<long>(::getpid())}}},
-      {"case", c.name},
-      {"model", c.model->name()},
-      {"ranks", mpi.world_size()},
-      {"versions", outputs::versions()},
-      {"machine", outputs::machine_description(device ? device->name : "none")}};
+  RunRecord record(place,
+                   {{"format_version", kResultsFormatVersion},
+                    {"case", c.name},
+                    {"model", c.model->name()},
+                    {"ranks", mpi.world_size()},
+                    {"versions", outputs::versions()},
+                    {"machine", outputs::machine_description(device ? device->name : "none")}});
+  nlohmann::json& results = record.results();
+  outputs::WrittenFiles& written = record.written();
   on_root_everywhere(mpi, timeout, "starting the run directory", [&] {
     outputs::print_out(place.note());
-    const std::string resolved = c.resolved().dump(2) + "\n";
-    outputs::write_output_file(out / "case.resolved.json", resolved,
-                               {.replace = true, .run_directory = out});
-    written.add({.path = out / "case.resolved.json", .bytes = resolved.size()});
-    write_results(out, results, written, false);
+    record.write_file("case.resolved.json", c.resolved().dump(2) + "\n");
+    record.save();
   });
   if (root) print_device(device);
 
@@ -292,9 +258,7 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
         result->add_to(results, report_options);
         fields.add_to(results);
         if (c.model->steps_in_time()) {
-          outputs::write_output_file(out / "model_output.txt", report,
-                                     {.replace = true, .run_directory = out});
-          written.add({.path = out / "model_output.txt", .bytes = report.size()});
+          record.write_file("model_output.txt", report);
           results["model"]["report_file"] = "model_output.txt";
           add_checkpoints(out, started, written);
         }
@@ -312,25 +276,14 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
         }
       }
       if (!failure.empty()) throw Error(failure);
-      if (root) {
-        results["status"] = "complete";
-        results["finished"] = outputs::utc_date_now();
-        write_results(out, results, written, true);
-        const std::string note = place.complete();
-        written.relocate(place.out());
-        outputs::print_out(written.announcement());
-        if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
-      }
+      if (root) record.complete();
     } catch (const models::Interrupted& stop) {
       // Every rank stopped after the same frame: the run so far is whole, and says so.
       if (root) {
-        results["status"] = "interrupted";
-        results["interrupted"] = {{"signal", models::signal_name(stop.signal())},
-                                  {"steps_done", stop.steps_done()},
-                                  {"steps", stop.steps()},
-                                  {"date", outputs::utc_date_now()}};
         add_checkpoints(out, started, written);
-        write_results(out, results, written, true);
+        record.interrupted({{"signal", models::signal_name(stop.signal())},
+                            {"steps_done", stop.steps_done()},
+                            {"steps", stop.steps()}});
         std::fprintf(stderr,
                      "haloflow: %s; %s holds the run so far (results.json: interrupted)%s\n",
                      stop.what(), input::printable(out.string(), 300).c_str(),
@@ -345,7 +298,7 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
     }
   } catch (const std::exception& error) {
     // Local work only (no collective: a silent rank must not be waited for again).
-    if (root) record_failure(place, results, written, error.what());
+    if (root) record.failed(error.what());
     throw;
   }
   if (root && !outputs::console_failure().empty()) {
