@@ -413,9 +413,8 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
   const RankPlacement placement = place_rank_on_device(MPI_COMM_WORLD);
   const bool have_gpu = placement.device >= 0;
   const auto device = current_device();
-  const MachineLimits limits{
-      .ranks = mpi.world_size(),
-      .memory_gib = device ? device->memory_gib : host_memory_gib_per_rank(placement.local_size)};
+  const MachineLimits limits{.ranks = mpi.world_size(),
+                             .memory_gib = rank_memory_gib(device, placement.local_size)};
 
   // The series: every point's case read (and refused) before anything is made or run.
   std::vector<SeriesSetting> settings;

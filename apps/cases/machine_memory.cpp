@@ -35,4 +35,8 @@ double host_memory_gib_per_rank(int ranks_on_node, double fallback_gib) {
   return memory_gib_per_rank(physical_memory_bytes(), ranks_on_node, fallback_gib);
 }
 
+double rank_memory_gib(const std::optional<DeviceInfo>& device, int ranks_on_node) {
+  return device ? device->memory_gib : host_memory_gib_per_rank(ranks_on_node);
+}
+
 }  // namespace haloflow::cases

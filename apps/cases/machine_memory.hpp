@@ -6,6 +6,9 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
+
+#include "haloflow/device.hpp"
 
 namespace haloflow::cases {
 
@@ -16,6 +19,10 @@ namespace haloflow::cases {
 //! GiB per rank when `ranks_on_node` ranks share this machine's physical memory (ranks below 1
 //! count as 1); `fallback_gib` when the system does not say how much it has.
 [[nodiscard]] double host_memory_gib_per_rank(int ranks_on_node, double fallback_gib = 16.0);
+
+//! A rank's memory budget in GiB: `device`'s memory, or without one this machine's physical
+//! memory shared by `ranks_on_node` ranks.
+[[nodiscard]] double rank_memory_gib(const std::optional<DeviceInfo>& device, int ranks_on_node);
 
 //! The ranks of `communicator` on this node (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED); 1 when
 //! MPI cannot say. Collective.

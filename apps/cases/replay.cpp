@@ -198,8 +198,7 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
   const auto device = current_device();
   const MachineLimits limits{
       .ranks = mpi.world_size(),
-      .memory_gib = device ? device->memory_gib
-                           : host_memory_gib_per_rank(ranks_on_this_node(MPI_COMM_WORLD))};
+      .memory_gib = rank_memory_gib(device, ranks_on_this_node(MPI_COMM_WORLD))};
   const CaseFile c = read_case_everywhere(
       options.case_path, limits, mpi, kDefaultTimeout, [&](nlohmann::json& root_json) {
         override_exchange(root_json, options.handoff, options.transport);

@@ -38,10 +38,6 @@ namespace {
 // sections, "files").
 constexpr int kResultsFormatVersion = 1;
 
-double memory_gib(const std::optional<DeviceInfo>& device) {
-  return device ? device->memory_gib : 16.0;
-}
-
 // Whether two paths name the same directory (either may not exist yet).
 bool same_directory(const std::filesystem::path& a, const std::filesystem::path& b) {
   std::error_code error;
@@ -173,9 +169,8 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
   const RankPlacement placement = place_rank_on_device(MPI_COMM_WORLD);
   const bool have_gpu = placement.device >= 0;
   const auto device = current_device();
-  const MachineLimits limits{
-      .ranks = mpi.world_size(),
-      .memory_gib = device ? memory_gib(device) : host_memory_gib_per_rank(placement.local_size)};
+  const MachineLimits limits{.ranks = mpi.world_size(),
+                             .memory_gib = rank_memory_gib(device, placement.local_size)};
   // Before the case is read only --timeout can bound its broadcast.
   const Seconds case_timeout = flags.timeout_s > 0 ? Seconds(flags.timeout_s) : kDefaultTimeout;
   CaseFile c =
@@ -314,8 +309,7 @@ int validate_case(const ValidateFlags& flags, MpiSession& mpi) {
   MachineLimits limits{.ranks = flags.ranks > 0 ? flags.ranks : mpi.world_size(),
                        .memory_gib = flags.memory_gib};
   if (limits.memory_gib <= 0) {
-    limits.memory_gib =
-        current_device() ? memory_gib(current_device()) : host_memory_gib_per_rank(limits.ranks);
+    limits.memory_gib = rank_memory_gib(current_device(), limits.ranks);
   }
   const CaseFile c = read_case_everywhere(flags.case_path, limits, mpi, kDefaultTimeout);
   if (mpi.world_rank() == 0) {

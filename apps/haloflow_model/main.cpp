@@ -159,10 +159,8 @@ std::unique_ptr<models::Model> read_model(const Flags& f, int ranks) {
   const auto device = haloflow::current_device();
   if (fields.problems().empty()) {
     // Without a GPU: this machine's memory over the ranks (taken to share one node).
-    model->check_machine(fields,
-                         {.ranks = ranks,
-                          .memory_gib = device ? device->memory_gib
-                                               : haloflow::cases::host_memory_gib_per_rank(ranks)});
+    model->check_machine(
+        fields, {.ranks = ranks, .memory_gib = haloflow::cases::rank_memory_gib(device, ranks)});
   }
   fields.throw_if_any();
   return model;
