@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "gpu_ports.hpp"
 #include "graph_executor.hpp"
 #include "haloflow/error.hpp"
 #include "span_source.hpp"

@@ -14,6 +14,7 @@
 
 #include "cuda_owners.hpp"
 #include "executor.hpp"
+#include "gpu_ports.hpp"
 #include "haloflow/buffer.hpp"
 #include "handoff_kernel.hpp"
 

@@ -1,4 +1,4 @@
-// The nccl transport (engine/src/nccl_channel.hpp): the process's NCCL communicators, made from
+// The nccl transport (engine/src/gpu_ports.hpp): the process's NCCL communicators, made from
 // MPI communicators with bounded bootstraps, the exchanges' send/receive groups, and the watchdog
 // that turns a silent peer or an NCCL failure into an error instead of a hung GPU.
 
@@ -14,10 +14,10 @@
 
 #include "cuda_check.hpp"
 #include "cuda_owners.hpp"
+#include "gpu_ports.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
-#include "nccl_channel.hpp"
 #include "nccl_marks.hpp"
 
 namespace haloflow::detail {

@@ -11,6 +11,7 @@
 
 #include "cuda_owners.hpp"
 #include "executor.hpp"
+#include "gpu_ports.hpp"
 #include "haloflow/error.hpp"
 
 namespace haloflow {

@@ -103,11 +103,8 @@ class Executor {
   }
 };
 
-// Each factory reads `plan` during construction and keeps a reference: the Frame owns both.
-std::unique_ptr<Executor> make_graph_executor(FramePlan& plan, HostNodeFailures& failures,
-                                              const FrameOptions& options);
-std::unique_ptr<Executor> make_stream_executor(FramePlan& plan, int lanes,
-                                               HostNodeFailures& failures);
+// Reads `plan` during construction and keeps a reference: the Frame owns both. The GPU
+// executors are ports (gpu_ports.hpp).
 std::unique_ptr<Executor> make_host_executor(FramePlan& plan);
 
 }  // namespace haloflow

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "executor.hpp"
+#include "gpu_ports.hpp"
 #include "haloflow/error.hpp"
 
 namespace haloflow {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "gpu_ports.hpp"
 #include "haloflow/device.hpp"
 #include "haloflow/error.hpp"
 #include "span_source.hpp"

@@ -6,10 +6,10 @@
 #include <climits>
 #include <thread>
 
+#include "gpu_ports.hpp"
 #include "haloflow/bounded_mpi.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
-#include "nccl_channel.hpp"
 
 namespace haloflow {
 

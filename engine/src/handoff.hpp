@@ -7,7 +7,7 @@
 // H200 (docs/benchmarks.md).
 //
 // Host-only: the words are plain memory, so the protocol is exercised by host tests with a thread
-// standing in for the GPU. The kernel is in graphs/handoff_kernel.cu.
+// standing in for the GPU. The kernel is in kernels/handoff_kernel.cu.
 
 #include <atomic>
 #include <condition_variable>

@@ -94,9 +94,5 @@ class SpanSource {
 
 //! Host executor: std::chrono::steady_clock.
 std::unique_ptr<SpanSource> make_steady_span_source();
-//! Graph executor: CUPTI (kernels and copies from activity records, host nodes time-stamped
-//! with cuptiGetTimestamp). Subscribes to graph-node cloning at once, so create it before the
-//! frame is instantiated. \throws Error when CUPTI cannot be used.
-std::unique_ptr<SpanSource> make_cupti_span_source();
 
 }  // namespace haloflow

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "gpu_ports.hpp"
 #include "handoff.hpp"
-#include "nccl_channel.hpp"
 
 using namespace haloflow;
 using namespace haloflow::detail;

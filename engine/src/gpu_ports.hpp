@@ -1,12 +1,17 @@
 #pragma once
-// The nccl transport of a halo exchange (engine/src/halo_exchange.cpp): ncclRecv and ncclSend of
-// every message between device buffers, in one NCCL group, issued onto a stream (captured once
-// into the frame's graph by the graph executor). Internal; free of NCCL's header, so the engine
-// builds without NCCL (graphs/nccl_channel.cpp with it, engine/src/nccl_missing.cpp without).
+// The ports of the engine's core (engine/): what it asks of CUDA, CUPTI and NCCL, declared here
+// and implemented in graphs/, the only folder that calls them. The core builds and its tests
+// run without any of those headers; a build without NCCL implements the NCCL port with
+// graphs/nccl_missing.cpp.
 //
-// No hang: creating the communicator is bounded by the exchange's timeout, and a process-wide
-// watchdog aborts the communicator when a send or receive has not completed within the timeout
-// (a silent peer), or when NCCL reports an asynchronous error; Frame::wait then reports it.
+// - executors: the graph executor (a frame lowered to a cudaGraph) and the stream executors;
+// - recording: CUPTI's spans of a frame's kernels and copies;
+// - the nccl transport of a halo exchange: ncclRecv and ncclSend of every message between device
+//   buffers, in one NCCL group, issued onto a stream (captured once into the frame's graph by the
+//   graph executor). No hang: creating the communicator is bounded by the exchange's timeout, and
+//   a process-wide watchdog aborts the communicator when a send or receive has not completed
+//   within the timeout (a silent peer), or when NCCL reports an asynchronous error; Frame::wait
+//   then reports it.
 
 #include <mpi.h>
 
@@ -17,8 +22,25 @@
 #include <string>
 #include <vector>
 
+#include "executor.hpp"
+#include "span_source.hpp"
+
 struct CUstream_st;
 struct ncclComm;
+
+namespace haloflow {
+
+// Each executor reads `plan` during construction and keeps a reference: the Frame owns both.
+std::unique_ptr<Executor> make_graph_executor(FramePlan& plan, HostNodeFailures& failures,
+                                              const FrameOptions& options);
+std::unique_ptr<Executor> make_stream_executor(FramePlan& plan, int lanes,
+                                               HostNodeFailures& failures);
+//! Graph executor: CUPTI (kernels and copies from activity records, host nodes time-stamped
+//! with cuptiGetTimestamp). Subscribes to graph-node cloning at once, so create it before the
+//! frame is instantiated. \throws Error when CUPTI cannot be used.
+std::unique_ptr<SpanSource> make_cupti_span_source();
+
+}  // namespace haloflow
 
 namespace haloflow::detail {
 

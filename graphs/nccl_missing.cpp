@@ -1,8 +1,8 @@
 // The nccl transport in a build without NCCL (HALOFLOW_WITH_NCCL=OFF, or NCCL not found): asking
 // for it is an error that says so; everything else works.
 
+#include "gpu_ports.hpp"
 #include "haloflow/error.hpp"
-#include "nccl_channel.hpp"
 
 namespace haloflow::detail {
 

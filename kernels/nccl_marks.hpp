@@ -1,5 +1,5 @@
 #pragma once
-// Kernels that mark the start and end of an NCCL exchange on the GPU (graphs/nccl_marks.cu).
+// Kernels that mark the start and end of an NCCL exchange on the GPU (kernels/nccl_marks.cu).
 
 #include <cuda_runtime_api.h>
 
