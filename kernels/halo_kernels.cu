@@ -163,8 +163,8 @@ __global__ void halo_grid_stride(std::size_t cells, __grid_constant__ const List
 
 template <class Op, class List, class Table, class... Rest>
 KernelRef<std::size_t, List, Table, Rest...> halo_kernel(const char* label) {
-  return {&halo_grid_stride<Op, List, Table, Rest...>, &cells_on_host<Op, List, Table, Rest...>,
-          label};
+  return {&halo_grid_stride<Op, List, Table, Rest...>,
+          &strided_cells_on_host<Op, List, Table, Rest...>, label};
 }
 
 // The parameter blocks, (cells, list, table[, buffer]) as CUDA lays them out: far below the 4 KB

@@ -105,6 +105,6 @@ class Executor {
 
 // Reads `plan` during construction and keeps a reference: the Frame owns both. The GPU
 // executors are ports (gpu_ports.hpp).
-std::unique_ptr<Executor> make_host_executor(FramePlan& plan);
+std::unique_ptr<Executor> make_host_executor(FramePlan& plan, const HostOrdering& ordering);
 
 }  // namespace haloflow

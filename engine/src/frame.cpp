@@ -164,7 +164,8 @@ Frame::Frame(FramePlan plan, ExecutorKind kind, FrameOptions options)
       state_->executor = make_stream_executor(state_->plan, 1, state_->failures);
       break;
     case ExecutorKind::host:
-      state_->executor = make_host_executor(state_->plan);
+      state_->executor = make_host_executor(
+          state_->plan, state_->options.host_order.value_or(HostOrdering::from_environment()));
       break;
   }
 }

@@ -4,8 +4,10 @@
 //! patched only through typed kernel-parameter updates.
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <typeinfo>
@@ -35,6 +37,39 @@ enum class Handoff {
 //! \brief Parses "auto", "host-node" or "proxy".
 [[nodiscard]] std::optional<Handoff> handoff_from_string(std::string_view text);
 
+//! \brief How the host executor orders the nodes a plan leaves unordered. On a GPU such nodes run
+//! concurrently, so a missing dependency is a race there; `insertion` (the default) runs them in
+//! the order they were added, which hides it. The others run them in another order that the
+//! dependencies allow, so that a missing dependency shows up on the CPU too: a result that
+//! differs from the insertion order's means the plan lacks an edge.
+enum class HostOrder {
+  insertion,  //!< ready nodes in the order they were added
+  reverse,    //!< the latest-added ready node first
+  shuffled,   //!< a seeded random ready node, a new order at every launch
+  threads,    //!< ready nodes concurrently, on worker threads
+};
+
+//! \brief A HostOrder and its seed. In every order but `insertion`, host nodes (the exchange)
+//! keep their insertion order among themselves: they talk to other ranks, which must meet them
+//! in the same order.
+struct HostOrdering {
+  HostOrder order = HostOrder::insertion;  //!< which order
+  std::uint64_t seed = 0;                  //!< `shuffled`: the generator's seed
+  //! \brief Parses `insertion`, `reverse`, `shuffled`, `shuffled:SEED` or `threads` (`shuffled`
+  //! alone: a seed drawn once per process and printed to stderr, so that the order can be
+  //! repeated). \throws Error naming the text and what is allowed.
+  [[nodiscard]] static HostOrdering parse(std::string_view text);
+  //! \brief What the environment variable HALOFLOW_HOST_ORDER says (parse()'s syntax), so that a
+  //! user's CI runs their own binary in another order without recompiling; `insertion` when it is
+  //! unset or empty. \throws Error naming the variable, its value and what is allowed.
+  [[nodiscard]] static HostOrdering from_environment();
+  //! \brief Member-wise equality.
+  friend bool operator==(const HostOrdering&, const HostOrdering&) = default;
+};
+
+//! \brief "insertion", "reverse", "shuffled:SEED" or "threads".
+[[nodiscard]] std::string to_string(const HostOrdering& ordering);
+
 //! \brief Choices a Frame is built with, beyond its plan and executor.
 struct FrameOptions {
   //! How host nodes are lowered under the graph executor (other executors ignore it).
@@ -43,6 +78,9 @@ struct FrameOptions {
   //! graph finish and has Frame::wait report the node. Longer than the work's own bound (an
   //! exchange's ExchangeOptions::timeout, 60 s by default), so that the work reports first.
   std::chrono::duration<double> release_timeout = std::chrono::seconds(90);
+  //! The host executor's order of unordered nodes (other executors ignore it); empty: what
+  //! HALOFLOW_HOST_ORDER says (HostOrdering::from_environment()).
+  std::optional<HostOrdering> host_order;
 };
 
 //! \brief The executor's name as executor_from_string() parses it ("graph", ...).

@@ -7,6 +7,7 @@
 //! Include from `.cu` files only: taking a `__global__` address needs nvcc.
 
 #include <cstddef>
+#include <cstdint>
 
 #include "haloflow/kernel.hpp"
 
@@ -36,9 +37,20 @@ __global__ void grid_stride_cells(std::size_t cells, Params... params) {
   }
 }
 
-//! The CPU twin of both wrappers: the launch shape does not change which cells are visited.
+//! The CPU twin of one_thread_per_cell: the cells the launch's threads reach, as on the GPU (a
+//! grid too small for the cells leaves the rest untouched on both, so the host executor shows
+//! the mistake the GPU would make).
 template <class Op, class... Params>
-void cells_on_host(const LaunchShape& /*shape*/, std::size_t cells, Params... params) {
+void cells_on_host(const LaunchShape& shape, std::size_t cells, Params... params) {
+  const std::uint64_t threads = std::uint64_t{shape.grid.x} * shape.block.x;
+  const std::size_t reached = threads < cells ? static_cast<std::size_t>(threads) : cells;
+  for (std::size_t cell = 0; cell < reached; ++cell) Op::apply(cell, params...);
+}
+
+//! The CPU twin of grid_stride_cells: every cell, as any non-empty grid reaches all of them.
+template <class Op, class... Params>
+void strided_cells_on_host(const LaunchShape& shape, std::size_t cells, Params... params) {
+  if (std::uint64_t{shape.grid.x} * shape.block.x == 0) return;
   for (std::size_t cell = 0; cell < cells; ++cell) Op::apply(cell, params...);
 }
 
@@ -51,7 +63,7 @@ KernelRef<std::size_t, Params...> per_cell_kernel(const char* label) {
 //! \brief `Op` as a grid-stride kernel, runnable by every executor.
 template <class Op, class... Params>
 KernelRef<std::size_t, Params...> grid_stride_kernel(const char* label) {
-  return {&grid_stride_cells<Op, Params...>, &cells_on_host<Op, Params...>, label};
+  return {&grid_stride_cells<Op, Params...>, &strided_cells_on_host<Op, Params...>, label};
 }
 
 }  // namespace haloflow
