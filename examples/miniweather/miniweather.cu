@@ -630,6 +630,7 @@ Result simulate(MPI_Comm comm, const Setup& setup, haloflow::ExecutorKind execut
     previous = tag + ".update";
   }
 
+  // snippet-begin: two-frames
   haloflow::Frame frame_x(std::move(plan_x), executor);
   haloflow::Frame frame_z(std::move(plan_z), executor);
   // Both frames go on one stream, so that they run in the order launched.
@@ -667,6 +668,7 @@ Result simulate(MPI_Comm comm, const Setup& setup, haloflow::ExecutorKind execut
   }
   frame_x.wait();
   frame_z.wait();
+  // snippet-end: two-frames
   const auto stop = std::chrono::steady_clock::now();
   result.seconds = std::chrono::duration<double>(stop - start).count();
   if (stream != nullptr) cudaStreamDestroy(stream);
