@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -35,7 +36,9 @@ struct Options {
   double check_mass = -1;        // |d_mass| must be below it
   double check_energy = -1;      // d_te must be negative and |d_te| below it
   bool check_mass_gain = false;  // d_mass must be positive (injection)
-  double gpu_tolerance = 1e-9;   // largest relative difference of a GPU run from the first
+  std::optional<double> expect_mass, expect_energy;  // d_mass, d_te near these figures
+  double expect_tolerance = 1e-4;                    // relative
+  double gpu_tolerance = 1e-9;  // largest relative difference of a GPU run from the first
 };
 
 // FNV-1a over the bytes of the doubles: equal states give equal sums, and a one-bit difference
@@ -117,6 +120,16 @@ int run(MPI_Comm comm, const Options& options) {
       check(d_te < 0 && std::abs(d_te) < options.check_energy, what.str());
     }
     if (options.check_mass_gain) check(d_mass > 0, "d_mass > 0 (the inflow adds mass)");
+    auto near = [&](const char* name, double value, std::optional<double> expected) {
+      if (!expected) return;
+      std::ostringstream what;
+      what << name << " within " << options.expect_tolerance << " of " << *expected
+           << " (relative)";
+      check(std::abs(value - *expected) <= options.expect_tolerance * std::abs(*expected),
+            what.str());
+    };
+    near("d_mass", d_mass, options.expect_mass);
+    near("d_te", d_te, options.expect_energy);
     if (first.empty()) {
       first = r.state;
     } else {
@@ -170,6 +183,12 @@ int main(int argc, char** argv) {
     app.add_option("--check-energy", options.check_energy,
                    "fail unless d_te is negative and |d_te| below this");
     app.add_flag("--check-mass-gain", options.check_mass_gain, "fail unless d_mass > 0");
+    app.add_option("--expect-mass", options.expect_mass,
+                   "fail unless d_mass is within --expect-tolerance of this");
+    app.add_option("--expect-energy", options.expect_energy,
+                   "fail unless d_te is within --expect-tolerance of this");
+    app.add_option("--expect-tolerance", options.expect_tolerance,
+                   "relative tolerance of --expect-mass and --expect-energy");
     app.add_option("--gpu-tolerance", options.gpu_tolerance,
                    "largest relative difference allowed between executors");
     try {

@@ -5,13 +5,14 @@ set(mw_size --nx 100 --nz 50 --sim-time 400 --out-freq 400)
 
 # thermal: miniWeather's criteria (mass to round-off; total energy lost, but less than 4.5e-5).
 # collision, gravity_waves, density_current: mass to round-off too (the walls and the periodic x
-# let nothing in or out); their energy figures are recorded in README.md, not checked.
-# injection: its inflow adds mass, so d_mass must be positive.
-set(mw_checks_thermal --check-mass 1e-13 --check-energy 4.5e-5)
-set(mw_checks_collision --check-mass 1e-13)
-set(mw_checks_gravity_waves --check-mass 1e-13)
-set(mw_checks_density_current --check-mass 1e-13)
-set(mw_checks_injection --check-mass-gain)
+# let nothing in or out). injection: its inflow adds mass, so d_mass must be positive.
+# And every case's d_te (injection's d_mass too) within 1e-4 (relative) of what miniWeather's own
+# C code gives at this size (c/miniWeather_mpi.cpp, 1 rank; README.md).
+set(mw_checks_thermal --check-mass 1e-13 --check-energy 4.5e-5 --expect-energy -4.141519e-05)
+set(mw_checks_collision --check-mass 1e-13 --expect-energy -1.162820e-04)
+set(mw_checks_gravity_waves --check-mass 1e-13 --expect-energy -1.031550e-07)
+set(mw_checks_density_current --check-mass 1e-13 --expect-energy 9.364701e-04)
+set(mw_checks_injection --check-mass-gain --expect-mass 7.394230e-02 --expect-energy 1.033370e-01)
 foreach(case thermal collision gravity_waves density_current injection)
   string(REPLACE ";" "$<SEMICOLON>" arguments
          "${mw_size};--data-spec;${case};--executor;host;${mw_checks_${case}}")
