@@ -524,7 +524,8 @@ Result simulate(MPI_Comm comm, const Setup& setup, haloflow::ExecutorKind execut
   const auto walls = haloflow::per_cell_kernel<Walls, Span, Grid, Background, double*>("walls");
   const auto inflow = haloflow::per_cell_kernel<Inflow, Span, Grid, Background, double*>("inflow");
 
-  // The three Runge-Kutta stages of one direction: (init, forcing, out, fraction of dt).
+  // The three Runge-Kutta stages of one direction, each out = state + (fraction dt) rhs(forcing):
+  // the state is the start of every stage.
   struct Stage {
     double* forcing;
     double* out;
@@ -635,7 +636,8 @@ Result simulate(MPI_Comm comm, const Setup& setup, haloflow::ExecutorKind execut
   haloflow::Frame frame_z(std::move(plan_z), executor);
   // Both frames go on one stream, so that they run in the order launched.
   cudaStream_t stream = nullptr;
-  if (gpu) cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  if (gpu && cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
+    throw haloflow::Error("miniweather: cudaStreamCreateWithFlags failed");
 
   const double dt_full = std::min(dx, dz) / kMaxSpeed * kCfl;
   double dt_set = -1;
