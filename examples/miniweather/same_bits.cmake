@@ -1,0 +1,25 @@
+# cmake -DMPIEXEC=... -DNP=-n -DEXE=... -DRANKS="1;2;3;4" -DARGS="..." -P same_bits.cmake
+# Runs EXE on each rank count (each run must exit 0: its checks held) and compares its "exact:"
+# line (d_mass and d_te in hexadecimal and a fingerprint of the final state): all must be equal.
+set(reference "")
+foreach(ranks IN LISTS RANKS)
+  execute_process(COMMAND ${MPIEXEC} ${NP} ${ranks} ${EXE} ${ARGS}
+                  OUTPUT_VARIABLE output RESULT_VARIABLE code)
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "${ranks} ranks: exit ${code}\n${output}")
+  endif()
+  string(REGEX MATCH "exact: [^\n]*" exact "${output}")
+  string(REGEX MATCHALL "(d_mass:|d_te:|check )[^\n]*" figures "${output}")
+  list(JOIN figures "; " figures)
+  message(STATUS "${ranks} ranks: ${figures}; ${exact}")
+  if(NOT exact)
+    message(FATAL_ERROR "${ranks} ranks: no 'exact:' line\n${output}")
+  endif()
+  if(reference STREQUAL "")
+    set(reference "${exact}")
+  elseif(NOT exact STREQUAL reference)
+    message(FATAL_ERROR "${ranks} ranks differ: ${exact}\n  from: ${reference}")
+  endif()
+endforeach()
+list(JOIN RANKS " " listed)
+message(STATUS "the same bits on ranks ${listed}")
