@@ -11,7 +11,7 @@ haloflow_cli_test(cli_bad_case_message
   COMMAND haloflow run ${test_cases}/bad_seed.json --executor host
   PASS_REGEX "/seed/cells: -5 is not allowed; expected an integer from 2 to")
 
-# Issue 5: case files for every model. `haloflow validate` on the broken corpus
+# Case files for every model. `haloflow validate` on the broken corpus
 # (tests/cases/broken_cases.json lists each case, its arguments and the message it must give):
 # one test for the message, one that it exits non-zero. Then the schema against an independent
 # validator, and `haloflow run` on the repository's cases into run directories in the build tree.

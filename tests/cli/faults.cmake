@@ -35,7 +35,7 @@ haloflow_cli_test(silent_peer_euler2d_graph_proxy
           --handoff proxy
   LABELS gpu mpi TIMEOUT 90)
 
-# The same through `haloflow run` (issue 15), each fault on the host executor: rank 1 stopped
+# The same through `haloflow run`, each fault on the host executor: rank 1 stopped
 # from outside (in an exchange or a collective: either message names it), stopped inside a
 # collective by the fault injector (the jacobi2d norm, the checkpoint agreement, the euler2d time
 # step), and killed (kill -9: the launcher ends the job). Each must end within --timeout + 2 s.
@@ -110,7 +110,7 @@ foreach(gpu_fault IN LISTS gpu_fault_tests)
     LABELS gpu mpi fault TIMEOUT 90 RESOURCE_LOCK fault_timing)
 endforeach()
 
-# Writes that cannot lose or corrupt data (issue 15): a file size limit and a full disk (a small
+# Writes that cannot lose or corrupt data: a file size limit and a full disk (a small
 # tmpfs, where mount is allowed) leave no partial file and name the file and the cause; planted
 # links are refused by name; --dump needs --force; a failed forced rerun leaves no mix of runs.
 haloflow_cli_test(output_faults

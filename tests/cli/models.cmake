@@ -23,7 +23,7 @@ foreach(executor host graph)
   endforeach()
 endforeach()
 # The same invariance with MPICH's shared-memory path off (MPIR_CVAR_NOLOCAL=1: as if every rank
-# sat on another node; issue 15).
+# sat on another node).
 foreach(executor host graph)
   foreach(model_case IN LISTS model_cases)
     separate_arguments(model_args UNIX_COMMAND "${model_case}")

@@ -1,7 +1,7 @@
 # The files a run writes for people and ParaView: VTK, PNG, DOT, results.json and the live
 # lines (included by CMakeLists.txt).
 
-# The outputs ParaView and people read (issue 16). Each run below writes VTK and PNG at step 0,
+# The outputs ParaView and people read. Each run below writes VTK and PNG at step 0,
 # every few steps and at the end, and dumps its last field; then python reads them back:
 # check_vtk.py with VTK's own readers (every piece alone, the .pvti, the .pvd: extents, origin,
 # spacing, point or cell data, time values, array names, values against the dump and against the

@@ -1,7 +1,7 @@
 # Options and arguments that do not apply or make no sense: refused by name, before anything
 # runs (included by CMakeLists.txt).
 
-# Options that do not apply are errors, not ignored (issue 15): the stepping models' flags on the
+# Options that do not apply are errors, not ignored: the stepping models' flags on the
 # seed, empty paths, numbers that are not finite; a case file that is a FIFO ends at once.
 set(flag_refusals
     "seed_vtk|run ${test_cases}/seed_small.json --vtk|--vtk: applies only to the models that step in time \\(jacobi2d, heat3d and euler2d\\). the seed model measures frames"
