@@ -24,11 +24,11 @@ foreach(converge_study IN LISTS converge_studies)
   list(GET study_fields 4 study_case)
   list(GET study_fields 5 study_args)
   separate_arguments(study_args UNIX_COMMAND "${study_args}")
-  add_test(NAME cli_converge_${study_name}
-           COMMAND ${converge_check} study $<TARGET_FILE:haloflow>
-                   ${converge_runs}/${study_name} ${study_order} ${study_tolerance} ${study_norms}
-                   ${converge_cases}/${study_case} ${study_args})
-  set_tests_properties(cli_converge_${study_name} PROPERTIES LABELS host TIMEOUT 120)
+  haloflow_cli_test(cli_converge_${study_name}
+    COMMAND ${converge_check} study $<TARGET_FILE:haloflow> ${converge_runs}/${study_name}
+            ${study_order} ${study_tolerance} ${study_norms} ${converge_cases}/${study_case}
+            ${study_args}
+    TIMEOUT 120)
 endforeach()
 
 # name | arguments after `haloflow converge` | the message (a regular expression)
@@ -51,46 +51,44 @@ foreach(converge_refusal IN LISTS converge_refusals)
   list(GET refusal_fields 1 refusal_args)
   list(GET refusal_fields 2 refusal_message)
   separate_arguments(refusal_args UNIX_COMMAND "${refusal_args}")
-  add_test(NAME cli_converge_refuses_${refusal_name}
-           COMMAND ${converge_check} refuses $<TARGET_FILE:haloflow> "${refusal_message}"
-                   converge ${refusal_args} --out ${converge_runs}/refused_${refusal_name})
-  set_tests_properties(cli_converge_refuses_${refusal_name} PROPERTIES LABELS host TIMEOUT 60)
+  haloflow_cli_test(cli_converge_refuses_${refusal_name}
+    COMMAND ${converge_check} refuses $<TARGET_FILE:haloflow> "${refusal_message}" converge
+            ${refusal_args} --out ${converge_runs}/refused_${refusal_name}
+    TIMEOUT 60)
 endforeach()
 
 # Points that end at different times: found once they ran (the run directory says failed).
-add_test(NAME cli_converge_fails_end_times_differ
-         COMMAND ${converge_check} fails $<TARGET_FILE:haloflow>
-                 "point 1 \\(heat3d.nx=16\\) ends at t = 0.00390625, point 0 at t = 0.015625.*run.steps = 32 for point 1"
-                 converge ${converge_cases}/heat3d.json --set heat3d.nx=8,16
-                 --out ${converge_runs}/end_times_differ)
-set_tests_properties(cli_converge_fails_end_times_differ PROPERTIES LABELS host TIMEOUT 60)
+haloflow_cli_test(cli_converge_fails_end_times_differ
+  COMMAND ${converge_check} fails $<TARGET_FILE:haloflow>
+          "point 1 \\(heat3d.nx=16\\) ends at t = 0.00390625, point 0 at t = 0.015625.*run.steps = 32 for point 1"
+          converge ${converge_cases}/heat3d.json --set heat3d.nx=8,16 --out
+          ${converge_runs}/end_times_differ
+  TIMEOUT 60)
 
 # Points whose coarsest axis is not refined: one h, no order.
-add_test(NAME cli_converge_fails_same_h
-         COMMAND ${converge_check} fails $<TARGET_FILE:haloflow>
-                 "point 1 \\(heat3d.nx=16 run.steps=32\\) has the grid spacing of point 0 \\(h = 0.125"
-                 converge ${converge_cases}/heat3d.json --set heat3d.nx=8,16 --set heat3d.ny=8
-                 --set heat3d.nz=8 --set run.steps=8,32 --out ${converge_runs}/same_h)
-set_tests_properties(cli_converge_fails_same_h PROPERTIES LABELS host TIMEOUT 60)
+haloflow_cli_test(cli_converge_fails_same_h
+  COMMAND ${converge_check} fails $<TARGET_FILE:haloflow>
+          "point 1 \\(heat3d.nx=16 run.steps=32\\) has the grid spacing of point 0 \\(h = 0.125"
+          converge ${converge_cases}/heat3d.json --set heat3d.nx=8,16 --set heat3d.ny=8 --set
+          heat3d.nz=8 --set run.steps=8,32 --out ${converge_runs}/same_h
+  TIMEOUT 60)
 
 # euler2d with too few steps to reach t_end on the finer grid.
-add_test(NAME cli_converge_fails_too_few_steps
-         COMMAND ${converge_check} fails $<TARGET_FILE:haloflow>
-                 "point 1 \\(euler2d.nx=64 euler2d.ny=64\\) stopped at t = [0-9.]+ after run.steps = 50 steps, before euler2d.t_end = 1: give it more steps"
-                 converge ${converge_cases}/euler2d_vortex.json --set run.steps=50
-                 --set euler2d.nx=32,64 --set euler2d.ny=32,64 --out ${converge_runs}/too_few_steps)
-set_tests_properties(cli_converge_fails_too_few_steps PROPERTIES LABELS host TIMEOUT 60)
+haloflow_cli_test(cli_converge_fails_too_few_steps
+  COMMAND ${converge_check} fails $<TARGET_FILE:haloflow>
+          "point 1 \\(euler2d.nx=64 euler2d.ny=64\\) stopped at t = [0-9.]+ after run.steps = 50 steps, before euler2d.t_end = 1: give it more steps"
+          converge ${converge_cases}/euler2d_vortex.json --set run.steps=50 --set euler2d.nx=32,64
+          --set euler2d.ny=32,64 --out ${converge_runs}/too_few_steps
+  TIMEOUT 60)
 
 # An existing run directory is not replaced without --force (the study above made it).
-add_test(NAME cli_converge_refuses_existing
-         COMMAND ${converge_check} refuses $<TARGET_FILE:haloflow>
-                 "run directory .*converge_runs/existing exists.* pass --force"
-                 converge ${converge_cases}/heat3d.json --set heat3d.nx=8,16
-                 --set run.steps=8,32 --out ${converge_runs}/existing)
-set_tests_properties(cli_converge_refuses_existing PROPERTIES LABELS host TIMEOUT 60
-                     FIXTURES_REQUIRED cli_converge_existing)
-add_test(NAME cli_converge_existing_setup
-         COMMAND $<TARGET_FILE:haloflow> converge ${converge_cases}/heat3d.json
-                 --set heat3d.nx=8,16 --set run.steps=8,32 --out ${converge_runs}/existing --force)
-set_tests_properties(cli_converge_existing_setup PROPERTIES LABELS host TIMEOUT 60
-                     FIXTURES_SETUP cli_converge_existing)
+haloflow_cli_test(cli_converge_refuses_existing
+  COMMAND ${converge_check} refuses $<TARGET_FILE:haloflow>
+          "run directory .*converge_runs/existing exists.* pass --force" converge
+          ${converge_cases}/heat3d.json --set heat3d.nx=8,16 --set run.steps=8,32 --out
+          ${converge_runs}/existing
+  TIMEOUT 60 FIXTURES_REQUIRED cli_converge_existing)
+haloflow_cli_test(cli_converge_existing_setup
+  COMMAND $<TARGET_FILE:haloflow> converge ${converge_cases}/heat3d.json --set heat3d.nx=8,16 --set
+          run.steps=8,32 --out ${converge_runs}/existing --force
+  TIMEOUT 60 FIXTURES_SETUP cli_converge_existing)

@@ -24,13 +24,13 @@ foreach(edge_refusal IN LISTS edge_refusals)
   list(GET edge_fields 2 edge_message)
   separate_arguments(edge_args UNIX_COMMAND "${edge_args}")
   list(TRANSFORM edge_args PREPEND ${edge_cases}/ AT 0)
-  add_test(NAME input_edges_validate_${edge_name} COMMAND haloflow validate ${edge_args})
-  set_tests_properties(input_edges_validate_${edge_name} PROPERTIES LABELS host
-                       PASS_REGULAR_EXPRESSION "${edge_message}"
-                       FAIL_REGULAR_EXPRESSION "ghost_width|dt <= inf|nan|^ok: ")
-  add_test(NAME input_edges_validate_${edge_name}_fails COMMAND haloflow validate ${edge_args})
-  set_tests_properties(input_edges_validate_${edge_name}_fails PROPERTIES LABELS host
-                       WILL_FAIL TRUE)
+  haloflow_cli_test(input_edges_validate_${edge_name}
+    COMMAND haloflow validate ${edge_args}
+    PASS_REGEX "${edge_message}"
+    FAIL_REGEX "ghost_width|dt <= inf|nan|^ok: ")
+  haloflow_cli_test(input_edges_validate_${edge_name}_fails
+    COMMAND haloflow validate ${edge_args}
+    WILL_FAIL)
 endforeach()
 # What must pass: the grids that just fit, a byte-order mark before the document.
 foreach(edge_good "jacobi2d_8x6_2_ranks|jacobi2d_8x6.json --ranks 2"
@@ -41,53 +41,55 @@ foreach(edge_good "jacobi2d_8x6_2_ranks|jacobi2d_8x6.json --ranks 2"
   list(GET edge_fields 1 edge_args)
   separate_arguments(edge_args UNIX_COMMAND "${edge_args}")
   list(TRANSFORM edge_args PREPEND ${edge_cases}/ AT 0)
-  add_test(NAME input_edges_validate_${edge_name} COMMAND haloflow validate ${edge_args})
-  set_tests_properties(input_edges_validate_${edge_name} PROPERTIES LABELS host
-                       PASS_REGULAR_EXPRESSION "^ok: ")
+  haloflow_cli_test(input_edges_validate_${edge_name}
+    COMMAND haloflow validate ${edge_args}
+    PASS_REGEX "^ok: ")
 endforeach()
 # 3 x 3 with one step a frame, the way out the refusal names, runs.
-add_test(NAME input_edges_run_jacobi2d_3x3_one_step
-         COMMAND haloflow run ${edge_cases}/jacobi2d_3x3_one_step.json --executor host --steps 4
-                 --out ${edge_runs}/run_3x3_one_step --force)
-set_tests_properties(input_edges_run_jacobi2d_3x3_one_step PROPERTIES LABELS host TIMEOUT 60
-                     PASS_REGULAR_EXPRESSION "result: model=jacobi2d")
+haloflow_cli_test(input_edges_run_jacobi2d_3x3_one_step
+  COMMAND haloflow run ${edge_cases}/jacobi2d_3x3_one_step.json --executor host --steps 4 --out
+          ${edge_runs}/run_3x3_one_step --force
+  TIMEOUT 60
+  PASS_REGEX "result: model=jacobi2d")
 
 # `haloflow run` on the grids validate refuses: the same message, once (rank 0), exit 1, no
 # engine text and no MPI abort; the grid that just fits runs.
-add_test(NAME input_edges_run_jacobi2d_8x5_2_ranks
-         COMMAND bash ${edge_script} once 1
-                 "/jacobi2d/steps_per_frame: 2 is not allowed on 2 ranks: .*expected 1 \\(one ghost layer\\) or \"auto\" .*, or /jacobi2d/ny at least 6"
-                 "${edge_not_engine}"
-                 ${edge_mpi} 2 $<TARGET_FILE:haloflow> run ${edge_cases}/jacobi2d_8x5.json
-                 --executor host --steps 4 --out ${edge_runs}/run_8x5 --force)
-add_test(NAME input_edges_run_jacobi2d_3x3
-         COMMAND bash ${edge_script} once 1
-                 "/jacobi2d/steps_per_frame: 2 is not allowed on 1 rank" "${edge_not_engine}"
-                 ${edge_mpi} 1 $<TARGET_FILE:haloflow> run ${edge_cases}/jacobi2d_3x3.json
-                 --executor host --steps 4 --out ${edge_runs}/run_3x3 --force)
-add_test(NAME input_edges_run_jacobi2d_8x6_2_ranks
-         COMMAND bash ${edge_script} once 0 "result: model=jacobi2d" "${edge_not_engine}"
-                 ${edge_mpi} 2 $<TARGET_FILE:haloflow> run ${edge_cases}/jacobi2d_8x6.json
-                 --executor host --steps 4 --out ${edge_runs}/run_8x6 --force)
-add_test(NAME input_edges_run_output_nul
-         COMMAND bash ${edge_script} once 1 "/run/output: .* it holds a NUL character"
-                 "${edge_not_engine}|wrote "
-                 $<TARGET_FILE:haloflow> run ${edge_cases}/output_nul.json --executor host)
-set_tests_properties(input_edges_run_jacobi2d_8x5_2_ranks input_edges_run_jacobi2d_3x3
-                     input_edges_run_jacobi2d_8x6_2_ranks input_edges_run_output_nul
-                     PROPERTIES LABELS "host;mpi" TIMEOUT 60
-                     PASS_REGULAR_EXPRESSION "input_edges: ok")
+set(edge_run_properties LABELS host mpi TIMEOUT 60 PASS_REGEX "input_edges: ok")
+haloflow_cli_test(input_edges_run_jacobi2d_8x5_2_ranks
+  COMMAND bash ${edge_script} once 1
+          "/jacobi2d/steps_per_frame: 2 is not allowed on 2 ranks: .*expected 1 \\(one ghost layer\\) or \"auto\" .*, or /jacobi2d/ny at least 6"
+          "${edge_not_engine}"
+          ${edge_mpi} 2 $<TARGET_FILE:haloflow> run ${edge_cases}/jacobi2d_8x5.json
+          --executor host --steps 4 --out ${edge_runs}/run_8x5 --force
+  ${edge_run_properties})
+haloflow_cli_test(input_edges_run_jacobi2d_3x3
+  COMMAND bash ${edge_script} once 1
+          "/jacobi2d/steps_per_frame: 2 is not allowed on 1 rank" "${edge_not_engine}"
+          ${edge_mpi} 1 $<TARGET_FILE:haloflow> run ${edge_cases}/jacobi2d_3x3.json
+          --executor host --steps 4 --out ${edge_runs}/run_3x3 --force
+  ${edge_run_properties})
+haloflow_cli_test(input_edges_run_jacobi2d_8x6_2_ranks
+  COMMAND bash ${edge_script} once 0 "result: model=jacobi2d" "${edge_not_engine}"
+          ${edge_mpi} 2 $<TARGET_FILE:haloflow> run ${edge_cases}/jacobi2d_8x6.json
+          --executor host --steps 4 --out ${edge_runs}/run_8x6 --force
+  ${edge_run_properties})
+haloflow_cli_test(input_edges_run_output_nul
+  COMMAND bash ${edge_script} once 1 "/run/output: .* it holds a NUL character"
+          "${edge_not_engine}|wrote "
+          $<TARGET_FILE:haloflow> run ${edge_cases}/output_nul.json --executor host
+  ${edge_run_properties})
 
 # The rest: many problems, escapes, the memory of a machine without a GPU.
-add_test(NAME input_edges_many_keys
-         COMMAND bash ${edge_script} many_keys $<TARGET_FILE:haloflow> ${edge_runs}/many_keys)
-add_test(NAME input_edges_escapes
-         COMMAND bash ${edge_script} escapes $<TARGET_FILE:haloflow> ${edge_runs}/escapes)
-add_test(NAME input_edges_memory
-         COMMAND bash ${edge_script} memory $<TARGET_FILE:haloflow> ${edge_cases}/heat3d_4096.json)
-set_tests_properties(input_edges_many_keys input_edges_escapes input_edges_memory PROPERTIES
-                     LABELS host TIMEOUT 60 SKIP_RETURN_CODE 77
-                     PASS_REGULAR_EXPRESSION "input_edges: ok")
+set(edge_rest_properties TIMEOUT 60 SKIP_RETURN_CODE 77 PASS_REGEX "input_edges: ok")
+haloflow_cli_test(input_edges_many_keys
+  COMMAND bash ${edge_script} many_keys $<TARGET_FILE:haloflow> ${edge_runs}/many_keys
+  ${edge_rest_properties})
+haloflow_cli_test(input_edges_escapes
+  COMMAND bash ${edge_script} escapes $<TARGET_FILE:haloflow> ${edge_runs}/escapes
+  ${edge_rest_properties})
+haloflow_cli_test(input_edges_memory
+  COMMAND bash ${edge_script} memory $<TARGET_FILE:haloflow> ${edge_cases}/heat3d_4096.json
+  ${edge_rest_properties})
 
 # Checkpoint refusals at --restart, each by its real cause (checkpoint_damage.sh), on the two
 # checkpoints (steps 5 and 10, 2 ranks) of ckpt_two_checkpoints: "name|mode|ranks|case|args|
@@ -110,30 +112,27 @@ foreach(edge_refusal IN LISTS edge_ckpt_refusals)
   list(SUBLIST edge_fields 6 -1 edge_forbidden)
   string(REPLACE ";" "|" edge_forbidden "${edge_forbidden}")
   separate_arguments(edge_args UNIX_COMMAND "${edge_args}")
-  add_test(NAME input_edges_ckpt_${edge_name}
-           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/checkpoint_damage.sh ${edge_mode}
-                   ${ckpt_runs}/heat3d_two ${edge_runs}/ckpt_${edge_name} ${edge_mpi}
-                   ${edge_ranks} $<TARGET_FILE:haloflow> run ${edge_case} --executor host
-                   --steps 20 --force --out ${edge_runs}/ckpt_${edge_name}_out ${edge_args})
-  set_tests_properties(input_edges_ckpt_${edge_name} PROPERTIES LABELS "host;mpi" TIMEOUT 120
-    FIXTURES_REQUIRED ckpt_heat3d_two
-    PASS_REGULAR_EXPRESSION "haloflow: --restart [^\n]*${edge_message}[^\n]*\nexit=1"
-    FAIL_REGULAR_EXPRESSION "${edge_forbidden}")
+  haloflow_cli_test(input_edges_ckpt_${edge_name}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/checkpoint_damage.sh ${edge_mode} ${ckpt_runs}/heat3d_two
+            ${edge_runs}/ckpt_${edge_name} ${edge_mpi} ${edge_ranks} $<TARGET_FILE:haloflow> run
+            ${edge_case} --executor host --steps 20 --force --out ${edge_runs}/ckpt_${edge_name}_out
+            ${edge_args}
+    LABELS host mpi TIMEOUT 120 FIXTURES_REQUIRED ckpt_heat3d_two
+    PASS_REGEX "haloflow: --restart [^\n]*${edge_message}[^\n]*\nexit=1"
+    FAIL_REGEX "${edge_forbidden}")
 endforeach()
 # jacobi2d's checkpoints of two steps a frame, restarted with one: the checkpoint holds the owned
 # cells only and its case hash leaves steps_per_frame out, so the restart continues (bitwise: the
 # numerics_jacobi2d_restart_* tests), never refused as damage or as another case.
-add_test(NAME input_edges_ckpt_jacobi2d_two
-         COMMAND haloflow run ${PROJECT_SOURCE_DIR}/json/cases/jacobi2d.json --executor host
-                 --steps 10 --checkpoint-every 5 --force --out ${edge_runs}/jacobi2d_two)
-set_tests_properties(input_edges_ckpt_jacobi2d_two PROPERTIES LABELS host TIMEOUT 120
-                     FIXTURES_SETUP input_edges_jacobi2d_two)
-add_test(NAME input_edges_ckpt_other_steps_per_frame
-         COMMAND env COPY_CASE=1 sh ${CMAKE_CURRENT_SOURCE_DIR}/checkpoint_damage.sh none
-                 ${edge_runs}/jacobi2d_two ${edge_runs}/ckpt_steps_per_frame
-                 $<TARGET_FILE:haloflow> run ${edge_cases}/jacobi2d_one_step.json --steps 20
-                 --force --out ${edge_runs}/ckpt_steps_per_frame_out)
-set_tests_properties(input_edges_ckpt_other_steps_per_frame PROPERTIES LABELS host TIMEOUT 120
-  FIXTURES_REQUIRED input_edges_jacobi2d_two
-  PASS_REGULAR_EXPRESSION "restarting from the checkpoint of step 10.*\nexit=0"
-  FAIL_REGULAR_EXPRESSION "not intact|corrupted|damaged|written for another case")
+haloflow_cli_test(input_edges_ckpt_jacobi2d_two
+  COMMAND haloflow run ${PROJECT_SOURCE_DIR}/json/cases/jacobi2d.json --executor host --steps 10
+          --checkpoint-every 5 --force --out ${edge_runs}/jacobi2d_two
+  TIMEOUT 120 FIXTURES_SETUP input_edges_jacobi2d_two)
+haloflow_cli_test(input_edges_ckpt_other_steps_per_frame
+  COMMAND env COPY_CASE=1 sh ${CMAKE_CURRENT_SOURCE_DIR}/checkpoint_damage.sh none
+          ${edge_runs}/jacobi2d_two ${edge_runs}/ckpt_steps_per_frame $<TARGET_FILE:haloflow> run
+          ${edge_cases}/jacobi2d_one_step.json --steps 20 --force --out
+          ${edge_runs}/ckpt_steps_per_frame_out
+  TIMEOUT 120 FIXTURES_REQUIRED input_edges_jacobi2d_two
+  PASS_REGEX "restarting from the checkpoint of step 10.*\nexit=0"
+  FAIL_REGEX "not intact|corrupted|damaged|written for another case")

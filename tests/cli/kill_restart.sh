@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# No silent loss after kill -9 (issue 15): a model run writing checkpoints loses rank 1 to kill -9
+# No silent loss after kill -9: a model run writing checkpoints loses rank 1 to kill -9
 # midway; the launcher ends the job; a restart from the newest complete checkpoint of what was
 # left (whatever temporaries the kill left beside it) must end bitwise identical to a run that
 # was never interrupted.

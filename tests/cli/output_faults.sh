@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What `haloflow run` leaves behind when writing goes wrong (issue 15): a full disk, a file size
+# What `haloflow run` leaves behind when writing goes wrong: a full disk, a file size
 # limit, planted symbolic links, an existing --dump, a forced rerun that fails, stale temporaries.
 # Each scenario asserts the exit status, the message, and the files: nothing partial, nothing
 # written through a link, never a mix of two runs.

@@ -4,14 +4,12 @@
 # standard output, file size limits (run_lifecycle.sh); and the end of a run bounded like its
 # middle: a rank that stops before the last barrier, in MPI_Finalize, or inside an output's
 # collective ends the job within the timeout + 2 s, named (silent_peer.sh).
-add_test(NAME run_lifecycle
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/run_lifecycle.sh $<TARGET_FILE:haloflow>
-                 ${PROJECT_SOURCE_DIR}/json/cases/jacobi2d.json ${fault_cases}/jacobi2d_long.json
-                 ${CMAKE_CURRENT_BINARY_DIR}/run_lifecycle ${MPIEXEC_EXECUTABLE}
-                 ${MPIEXEC_NUMPROC_FLAG})
-set_tests_properties(run_lifecycle PROPERTIES LABELS "host;mpi;fault" TIMEOUT 300
-                     RESOURCE_LOCK fault_timing
-                     PASS_REGULAR_EXPRESSION "run_lifecycle: 12 scenarios, 0 failures")
+haloflow_cli_test(run_lifecycle
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/run_lifecycle.sh $<TARGET_FILE:haloflow>
+          ${PROJECT_SOURCE_DIR}/json/cases/jacobi2d.json ${fault_cases}/jacobi2d_long.json
+          ${CMAKE_CURRENT_BINARY_DIR}/run_lifecycle ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG}
+  LABELS host mpi fault TIMEOUT 300 RESOURCE_LOCK fault_timing
+  PASS_REGEX "run_lifecycle: 12 scenarios, 0 failures")
 
 # name | MPI call rank 1 stops before | calls of that kind it lets pass first | case | expected
 set(end_fault_tests
@@ -31,12 +29,11 @@ foreach(end_fault IN LISTS end_fault_tests)
   if(end_name STREQUAL "in_vtk_output")
     set(end_after 2)
   endif()
-  add_test(NAME fault_run_${end_name}
-           COMMAND env FAULT=collective CALL=${end_call} STOP_SKIP=${end_skip}
-                   STOP_AFTER_S=${end_after} STOPPER=${fault_stopper} "EXPECT=${end_expect}"
-                   bash ${CMAKE_CURRENT_SOURCE_DIR}/silent_peer.sh ${MPIEXEC_EXECUTABLE}
-                   ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:haloflow> run
-                   ${fault_cases}/${end_case}.json --out ${fault_runs}/${end_name} --force)
-  set_tests_properties(fault_run_${end_name} PROPERTIES LABELS "host;mpi;fault" TIMEOUT 90
-                       RESOURCE_LOCK fault_timing)
+  haloflow_cli_test(fault_run_${end_name}
+    COMMAND env FAULT=collective CALL=${end_call} STOP_SKIP=${end_skip} STOP_AFTER_S=${end_after}
+            STOPPER=${fault_stopper} "EXPECT=${end_expect}" bash
+            ${CMAKE_CURRENT_SOURCE_DIR}/silent_peer.sh ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG}
+            3 $<TARGET_FILE:haloflow> run ${fault_cases}/${end_case}.json --out
+            ${fault_runs}/${end_name} --force
+    LABELS host mpi fault TIMEOUT 90 RESOURCE_LOCK fault_timing)
 endforeach()

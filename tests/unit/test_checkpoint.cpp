@@ -1,4 +1,4 @@
-// Checkpoint files (issue 15): the CRC-32 covers header and payload, so that no flipped bit,
+// Checkpoint files: the CRC-32 covers header and payload, so that no flipped bit,
 // wherever it is, is believed (and gives wrong advice), and every damage is named.
 
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// The limits on what haloflow reads (issue 15): files that are regular and bounded, JSON whose
+// The limits on what haloflow reads: files that are regular and bounded, JSON whose
 // depth, strings, keys and numbers are checked as it is parsed, and messages whose echoed input
 // is escaped and cut.
 

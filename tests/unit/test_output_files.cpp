@@ -1,4 +1,4 @@
-// How output files are written (issue 15): atomically through a temporary, never through a
+// How output files are written: atomically through a temporary, never through a
 // symbolic link (the file's or, below a run directory, a directory's), refusing to replace
 // without --force, and only ever regular files.
 

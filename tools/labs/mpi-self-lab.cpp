@@ -1,7 +1,7 @@
 // What does MPI's send of two 16 KB halos to the sending rank itself cost on the host, in the
-// forms haloflow's exchange could post it (issue 11: the host-staged chain)? A stand-alone
-// measurement (not part of the build), run by tools/latency-labs:
-//   mpicxx -O2 -std=c++20 tools/mpi-self-lab.cpp -o mpi-self-lab && mpiexec -n 1 ./mpi-self-lab
+// forms haloflow's exchange could post it (low-latency frames: the host-staged chain)? A
+// stand-alone measurement, built with the project (tools/labs/CMakeLists.txt; `cmake --build build
+// --target mpi-self-lab`) and run by tools/latency-labs: mpiexec -n 1 build/labs/mpi-self-lab
 // Each form 20000 times at MPI_THREAD_MULTIPLE (what haloflow asks for); the median and p90 of
 // each call sequence, against a plain memcpy of the same 32 KB.
 #include <mpi.h>

@@ -1,5 +1,5 @@
 #pragma once
-// What the kernel labs share (tools/*-lab.cu): a CUDA
+// What the kernel labs share (tools/labs/*-lab.cu): a CUDA
 // call checked (the lab stops, naming the call and line), and a launch timed as the median of 30
 // after 3 to warm up, between two events.
 

@@ -1,8 +1,8 @@
 // What does NCCL's send and receive of two 16 KB halos to the rank itself cost inside a CUDA graph
-// at one rank (issue 12: the nccl chain alone, pack .. unpack, at most 10 us)? A stand-alone
-// measurement (not part of the build), run by tools/latency-labs on the GPU machine:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -I<nccl include> tools/nccl-self-lab.cu -o nccl-self-lab \
-//     -lnccl && ./nccl-self-lab
+// at one rank (the nccl transport's goal: the nccl chain alone, pack .. unpack, at most 10 us)? A
+// stand-alone measurement, built with the project when it is built with NCCL
+// (tools/labs/CMakeLists.txt; `cmake --build build --target nccl-self-lab`, the program
+// build/labs/nccl-self-lab) and run by tools/latency-labs on the GPU machine.
 // A one-rank communicator (ncclCommInitAll over device 0); each variant is captured once into a
 // graph and launched 2000 times back to back on one stream: the mean per launch, the median of 5
 // such runs. Variants: NCCL's group of two sends and two receives to itself alone, of one of

@@ -1,8 +1,7 @@
 // What does taking two Jacobi steps in one pass over memory (temporal blocking) cost per step
-// against the one-step sweep, and which launch of it is fastest? A stand-alone measurement (not
-// part of the build), run by tools/latency-labs on the GPU machine:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -Iengine/include -Iapps/models/support -Iapps/models/jacobi2d \
-//     tools/jacobi-two-step-lab.cu -o jacobi-two-step-lab && ./jacobi-two-step-lab
+// against the one-step sweep, and which launch of it is fastest? A stand-alone measurement, built
+// with the project (tools/labs/CMakeLists.txt; `cmake --build build --target jacobi-two-step-lab`,
+// the program build/labs/jacobi-two-step-lab) and run by tools/latency-labs on the GPU machine.
 // The model's kernels (apps/models/jacobi2d/jacobi_kernels.cuh) over an n x n float interior with
 // two ghost rows and columns around it, columns 1 and n+2 fixed, at n = 2048 .. 16384: a ping-pong
 // of 100 steps (the one-step sweep 100 times, the two-step sweep 50 times) launched back to back,

@@ -1,8 +1,8 @@
 // What does jacobi2d's in-sweep norm cost, and what brings it within 10 % of the sweep without it?
-// A stand-alone measurement (not part of the build), run by tools/kernel-labs on the GPU machine:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -Iengine/include -Iapps/models/support -Iapps/models/<model>
-//   tools/jacobi-norm-lab.cu \
-//     -o jacobi-norm-lab && ./jacobi-norm-lab [profile]
+// A stand-alone measurement, built with the project (tools/labs/CMakeLists.txt; `cmake --build
+// build --target jacobi-norm-lab`, the program build/labs/jacobi-norm-lab) and run by
+// tools/kernel-labs on the GPU machine:
+//   build/labs/jacobi-norm-lab [profile]
 // The model's sweep at 16384 x 16384 float (16382 computed columns, 16384 computed rows, one halo
 // row above and below), blocks 128 x 2, runs of 8 rows (and 4). Variants: the sweep alone; the norm
 // as the model had it (every block atomicAdds its sum to one double, after a zeroing kernel); the

@@ -1,11 +1,12 @@
-// Where does the small host-staged chain's time go (issue 11: pack, to host, MPI, back, unpack of
-// two 16 KB halos; 22 us a frame with the proxy handoff), and what would ringing the doorbell from
-// the pack kernel and waiting for the release in the unpack kernel save? A stand-alone
-// measurement (not part of the build), run by tools/latency-labs on the GPU machine:
-//   nvcc -O3 -std=c++20 -arch=sm_90 tools/handoff-chain-lab.cu -o handoff-chain-lab &&
-//   ./handoff-chain-lab
+// Where does the small host-staged chain's time go (low-latency frames: pack, to host, MPI, back,
+// unpack of two 16 KB halos; 22 us a frame with the proxy handoff), and what would ringing the
+// doorbell from the pack kernel and waiting for the release in the unpack kernel save? A
+// stand-alone measurement, built with the project (tools/labs/CMakeLists.txt; `cmake --build build
+// --target handoff-chain-lab`, the program build/labs/handoff-chain-lab) and run by
+// tools/latency-labs on the GPU machine:
+//   mpiexec -n 1 build/labs/handoff-chain-lab
 // The host's work is a 32 KB memcpy (what MPI's send to the rank itself does); built with
-// -DLAB_MPI (and MPICH's include and library flags) the lab also runs the chain with the work the
+// -DLAB_MPI (as the build does, linking MPI) the lab also runs the chain with the work the
 // exchange does, Irecv x2, Isend x2, Testsome, under mpiexec -n 1.
 // Each variant is a CUDA graph launched 2000 times back to back on one stream (the mean per
 // launch, the median of 5 such runs), with a host thread standing in for haloflow's progress

@@ -1,7 +1,7 @@
 // Which launch shape and loop form lets the jacobi2d sweep reach the copy bandwidth on this GPU?
-// A stand-alone measurement (not part of the build), run by tools/bench-models on the GPU machine:
-//   nvcc -O3 -std=c++20 -arch=sm_90 tools/jacobi-kernel-lab.cu -o jacobi-kernel-lab &&
-//   ./jacobi-kernel-lab
+// A stand-alone measurement, built with the project (tools/labs/CMakeLists.txt; `cmake --build
+// build --target jacobi-kernel-lab`, the program build/labs/jacobi-kernel-lab) and run by
+// tools/bench-models on the GPU machine.
 // Every variant sweeps the same 16384 x 16384 float array (plus one halo row above and below),
 // is checked against the first variant bit for bit, and is timed as the median of 30 launches.
 // The copy kernel and cudaMemcpy in the same run give the bandwidth the fractions are taken

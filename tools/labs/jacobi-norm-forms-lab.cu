@@ -1,10 +1,9 @@
 // Where do the +30 % of jacobi2d's in-sweep norm go: the per-cell arithmetic (a float -> double
 // conversion and a double fused multiply-add per cell, one dependent chain per thread), or the
 // block's reduction at the end (shuffles, a barrier, one partial per block)? A stand-alone
-// measurement (not part of the build), run by tools/kernel-labs on the GPU machine beside
-// tools/jacobi-norm-lab.cu:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -Iengine/include -Iapps/models/support -Iapps/models/jacobi2d
-//     tools/jacobi-norm-forms-lab.cu -o jacobi-norm-forms-lab && ./jacobi-norm-forms-lab
+// measurement, built with the project (tools/labs/CMakeLists.txt; `cmake --build build --target
+// jacobi-norm-forms-lab`, the program build/labs/jacobi-norm-forms-lab) and run by
+// tools/kernel-labs on the GPU machine, beside tools/labs/jacobi-norm-lab.cu.
 // The model's sweep at 16384 x 16384 float, blocks 128 x 2, the plain sweep's loop (one run of
 // `rows` rows per thread, unrolled by 4) with the sum of the squared updates kept in one of several
 // ways and reduced in one of several ways. Each is timed as the median of 30 launches against the

@@ -1,10 +1,10 @@
 // What binds euler2d's stage, and how close to the floors do the forms of
-// apps/models/euler2d/euler_kernels.cuh get? A stand-alone measurement (not part of the build), run
-// by tools/kernel-labs on the GPU machine, compiled as the model compiles euler_kernels.cu:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -fmad=false -Iengine/include -Iapps/models/support
-//   -Iapps/models/<model> \
-//     tools/euler-kernel-lab.cu -o euler-kernel-lab && ./euler-kernel-lab [profile]
-// (with -fmad=true -DLAB_FMAD it shows what the guard costs; its bits then differ from the CPU).
+// apps/models/euler2d/euler_kernels.cuh get? A stand-alone measurement, built with the project
+// (tools/labs/CMakeLists.txt: target euler-kernel-lab, compiled as the model compiles
+// euler_kernels.cu, -fmad=false) and run by tools/kernel-labs on the GPU machine:
+//   build/labs/euler-kernel-lab [profile]
+// (euler-kernel-lab-fmad, -fmad=true -DLAB_FMAD, shows what the guard costs; its bits then differ
+// from the CPU).
 // Fields as euler2d lays them out (two ghost layers, four fields): the vortex at 4096^2 (the
 // benchmark) and a random state at 1024^2 with velocities up to Mach 2.5, so that every branch of
 // the limiters and of HLLC is taken. Checks: every instantiation (limiter x flux) and every stage

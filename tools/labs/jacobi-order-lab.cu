@@ -1,8 +1,7 @@
 // Does walking every other step's rows upwards let jacobi2d read the rows the step before wrote
-// last from L2, and what does it save at each size? A stand-alone measurement (not part of the
-// build), run by tools/kernel-labs on the GPU machine:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -Iengine/include -Iapps/models/support -Iapps/models/jacobi2d \
-//     tools/jacobi-order-lab.cu -o jacobi-order-lab && ./jacobi-order-lab
+// last from L2, and what does it save at each size? A stand-alone measurement, built with the
+// project (tools/labs/CMakeLists.txt; `cmake --build build --target jacobi-order-lab`, the program
+// build/labs/jacobi-order-lab) and run by tools/latency-labs on the GPU machine.
 // The model's sweep (apps/models/jacobi2d/jacobi_kernels.cuh; blocks 128 x 2, runs of 8 rows) over
 // an n x n float array, columns 0 and n-1 and rows 0 and n-1 fixed, at n = 2048 .. 16384: a
 // ping-pong of 100 steps (a -> b, b -> a, ...) launched back to back, timed between two events,

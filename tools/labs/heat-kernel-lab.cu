@@ -1,8 +1,8 @@
 // Which loop form lets heat3d's step reach the copy bandwidth on this GPU? A stand-alone
-// measurement (not part of the build), run by tools/kernel-labs on the GPU machine:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -Iengine/include -Iapps/models/support -Iapps/models/<model>
-//   tools/heat-kernel-lab.cu \
-//     -o heat-kernel-lab && ./heat-kernel-lab [profile BX BY RUN]
+// measurement, built with the project (tools/labs/CMakeLists.txt; `cmake --build build --target
+// heat-kernel-lab`, the program build/labs/heat-kernel-lab) and run by tools/kernel-labs on the GPU
+// machine:
+//   build/labs/heat-kernel-lab [profile BX BY RUN]
 // The field is heat3d's at 512^3 double: 514^3 values (one ghost layer), the 512^3 owned cells
 // updated. Every variant is checked bit for bit against a CPU twin
 // (apps/models/heat3d/heat_kernels.cuh's heat_value, explicit fused multiply-adds, so the bits

@@ -1,0 +1,111 @@
+# haloflow_model: the models bitwise invariant under decomposition and alike on the host and
+# graph executors (included by CMakeLists.txt).
+
+# Dumps go here; made now so tests that run in parallel never race to create it.
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/model_dumps)
+# Decomposition invariance: 1 to 4 ranks give bitwise identical global fields.
+set(model_cases
+    "jacobi2d --nx 64 --ny 48 --steps 40 --norm-every 5"
+    "heat3d --nx 23 --ny 22 --nz 21 --steps 30")
+# The host executor's tests run in CI; the graph executor's skip without a GPU.
+set(model_host_properties LABELS host mpi TIMEOUT 60)
+set(model_graph_properties LABELS gpu mpi TIMEOUT 120)
+foreach(executor host graph)
+  foreach(model_case IN LISTS model_cases)
+    separate_arguments(model_args UNIX_COMMAND "${model_case}")
+    list(GET model_args 0 model)
+    haloflow_cli_test(model_invariance_${model}_${executor}
+      COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/compare_model_dumps.sh
+              ${CMAKE_CURRENT_BINARY_DIR}/model_dumps/${executor}
+              ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow_model>
+              ${model_args} --executor ${executor}
+      ${model_${executor}_properties})
+  endforeach()
+endforeach()
+# The same invariance with MPICH's shared-memory path off (MPIR_CVAR_NOLOCAL=1: as if every rank
+# sat on another node).
+foreach(executor host graph)
+  foreach(model_case IN LISTS model_cases)
+    separate_arguments(model_args UNIX_COMMAND "${model_case}")
+    list(GET model_args 0 model)
+    set(nolocal_properties LABELS host mpi nolocal TIMEOUT 120)
+    if(executor STREQUAL "graph")
+      set(nolocal_properties LABELS gpu mpi nolocal TIMEOUT 180)
+    endif()
+    haloflow_cli_test(model_invariance_${model}_${executor}_nolocal
+      COMMAND env MPIR_CVAR_NOLOCAL=1 bash ${CMAKE_CURRENT_SOURCE_DIR}/compare_model_dumps.sh
+              ${CMAKE_CURRENT_BINARY_DIR}/model_dumps/${executor}_nolocal
+              ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow_model>
+              ${model_args} --executor ${executor}
+      ${nolocal_properties})
+  endforeach()
+endforeach()
+# Host and graph executors on the same case, bitwise: jacobi2d has no operation the GPU may fuse,
+# heat3d fuses its products explicitly in both twins (heat3d/heat_kernels.cuh).
+foreach(model_case IN LISTS model_cases)
+  separate_arguments(model_args UNIX_COMMAND "${model_case}")
+  list(GET model_args 0 model)
+  set(dump ${CMAKE_CURRENT_BINARY_DIR}/model_dumps/${model}-host-reference.raw)
+  haloflow_cli_test(model_host_reference_${model} RANKS 2
+    COMMAND $<TARGET_FILE:haloflow_model> ${model_args} --executor host --dump ${dump}
+    LABELS host mpi TIMEOUT 60 FIXTURES_SETUP model_host_${model})
+  haloflow_cli_test(model_graph_vs_host_${model} RANKS 2
+    COMMAND $<TARGET_FILE:haloflow_model> ${model_args} --executor graph --compare ${dump}
+            --tolerance 0
+    LABELS gpu mpi TIMEOUT 60 FIXTURES_REQUIRED model_host_${model})
+endforeach()
+
+# An unstable CFL number (3) makes Sod's tube go negative: the run must stop naming step, rank
+# and cell.
+haloflow_cli_test(model_euler_bad_state RANKS 3
+  COMMAND $<TARGET_FILE:haloflow_model> euler2d --executor host --case sod-x --nx 60 --ny 4 --cfl 3
+          --steps 50
+  LABELS host mpi TIMEOUT 60
+  PASS_REGEX "euler2d: step [0-9]+, rank [0-9]+, cell \\([0-9]+, [0-9]+\\): density")
+# Decomposition invariance (1..4 ranks bitwise): the vortex (periodic), Sod along y (physical
+# walls), Kelvin-Helmholtz; host in CI, graph on a GPU.
+set(euler_cases
+    "vortex --nx 40 --ny 36 --steps 30"
+    "sod-y --nx 6 --ny 64 --steps 40"
+    "kh --nx 48 --ny 48 --steps 30")
+foreach(executor host graph)
+  foreach(euler_case IN LISTS euler_cases)
+    separate_arguments(euler_args UNIX_COMMAND "${euler_case}")
+    list(GET euler_args 0 euler_name)
+    haloflow_cli_test(model_invariance_euler2d_${euler_name}_${executor}
+      COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/compare_model_dumps.sh
+              ${CMAKE_CURRENT_BINARY_DIR}/model_dumps/${executor}-euler-${euler_name}
+              ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow_model>
+              euler2d --case ${euler_args} --executor ${executor}
+      ${model_${executor}_properties})
+  endforeach()
+endforeach()
+# Graph against host on the vortex, Sod and Kelvin-Helmholtz, bitwise: the kernels use only
+# correctly rounded operations and explicit fused multiply-adds, the same in both twins, and are
+# compiled without FMA contraction (measured on an H200: largest |difference| 0, docs/models.md).
+foreach(euler_case IN LISTS euler_cases)
+  separate_arguments(euler_args UNIX_COMMAND "${euler_case}")
+  list(GET euler_args 0 euler_name)
+  set(dump ${CMAKE_CURRENT_BINARY_DIR}/model_dumps/euler2d-${euler_name}-host-reference.raw)
+  haloflow_cli_test(model_host_reference_euler2d_${euler_name} RANKS 2
+    COMMAND $<TARGET_FILE:haloflow_model> euler2d --case ${euler_args} --executor host --dump
+            ${dump}
+    LABELS host mpi TIMEOUT 60 FIXTURES_SETUP model_host_euler2d_${euler_name})
+  haloflow_cli_test(model_graph_vs_host_euler2d_${euler_name} RANKS 2
+    COMMAND $<TARGET_FILE:haloflow_model> euler2d --case ${euler_args} --executor graph --compare
+            ${dump} --tolerance 0
+    LABELS gpu mpi TIMEOUT 60 FIXTURES_REQUIRED model_host_euler2d_${euler_name})
+endforeach()
+# The unlimited reconstruction (limiter none), both Riemann solvers, graph against host bitwise.
+foreach(riemann hllc rusanov)
+  set(dump ${CMAKE_CURRENT_BINARY_DIR}/model_dumps/euler2d-vortex-none-${riemann}-host.raw)
+  set(unlimited_args vortex --nx 40 --ny 36 --steps 30 --limiter none --riemann ${riemann})
+  haloflow_cli_test(model_host_reference_euler2d_vortex_unlimited_${riemann} RANKS 2
+    COMMAND $<TARGET_FILE:haloflow_model> euler2d --case ${unlimited_args} --executor host --dump
+            ${dump}
+    LABELS host mpi TIMEOUT 60 FIXTURES_SETUP model_host_euler2d_unlimited_${riemann})
+  haloflow_cli_test(model_graph_vs_host_euler2d_vortex_unlimited_${riemann} RANKS 2
+    COMMAND $<TARGET_FILE:haloflow_model> euler2d --case ${unlimited_args} --executor graph
+            --compare ${dump} --tolerance 0
+    LABELS gpu mpi TIMEOUT 60 FIXTURES_REQUIRED model_host_euler2d_unlimited_${riemann})
+endforeach()
