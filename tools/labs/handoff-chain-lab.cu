@@ -12,7 +12,7 @@
 // launch, the median of 5 such runs), with a host thread standing in for haloflow's progress
 // thread where the graph has a handoff: it spins on the doorbell (host-mapped), does its work and
 // writes the release, as engine/src/handoff.cpp does; the handoff kernel is
-// graphs/handoff_kernel.cu's protocol without the deadline. Pack reads 4096 doubles of a device
+// kernels/handoff_kernel.cu's protocol without the deadline. Pack reads 4096 doubles of a device
 // field and writes them to host-mapped memory (write-through stores); unpack reads them back with
 // volatile loads.
 #include <cuda_runtime.h>
@@ -71,7 +71,7 @@ __global__ void unpack(double* __restrict__ field, const double* receive, int n)
   }
 }
 
-// Pack and unpack as engine/src/halo_kernels.cu finds each element's cell: the segment (one row
+// Pack and unpack as kernels/halo_kernels.cu finds each element's cell: the segment (one row
 // per message here) by binary search over a table in device memory, the field's address from a
 // pointer table in device memory, the cell from the segment's box: three dependent loads before
 // the element's own, where `pack` and `unpack` have none.
@@ -140,7 +140,7 @@ __device__ inline unsigned long long global_nanoseconds() {
   return now;
 }
 
-// The handoff kernel with what graphs/handoff_kernel.cu adds: the deadline read off the global
+// The handoff kernel with what kernels/handoff_kernel.cu adds: the deadline read off the global
 // timer at every poll (kDeadline) and the acknowledgement written after the last fence
 // (kAcknowledge).
 template <bool kDeadline, bool kAcknowledge>
@@ -361,7 +361,7 @@ int main([[maybe_unused]] int argc, [[maybe_unused]] char** argv) {
           {(void*)handoff_as_engine<false, true>, 1, 1, {&slot, &executions, &acknowledged}},
           {(void*)tiny, 1, 32, {&field}}},
          true, Work::none);
-  report("tiny, handoff as graphs/handoff_kernel.cu (deadline and acknowledgement), tiny",
+  report("tiny, handoff as kernels/handoff_kernel.cu (deadline and acknowledgement), tiny",
          {{(void*)tiny, 1, 32, {&field}},
           {(void*)handoff_as_engine<true, true>, 1, 1, {&slot, &executions, &acknowledged}},
           {(void*)tiny, 1, 32, {&field}}},
