@@ -1,4 +1,4 @@
-# miniWeather on haloflow (examples/miniweather, issue 35), as an outside project builds and tests
+# miniWeather on haloflow (examples/miniweather), as an outside project builds and tests
 # it against the installed package: the same script and arguments as the advection example
 # (CMakeLists.txt above). Its own ctest runs miniWeather's checks for the five cases on the host
 # executor, each on 1, 2, 3 and 4 ranks with the same bits, and the GPU against the host where a
