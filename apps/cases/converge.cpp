@@ -494,8 +494,8 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
           model, model == "heat3d" ? "heat3d.dt" : "euler2d.cfl", time_hint(model)));
     }
     for (std::size_t i = 1; i < count; ++i) {
-      const Index3 shape = points[i].model->field_shape();
-      const Index3 shape0 = points.front().model->field_shape();
+      const Index3 shape = points[i].model->run_shape().field_samples;
+      const Index3 shape0 = points.front().model->run_shape().field_samples;
       if (shape != shape0) {
         throw CollectiveError(fmt::format(
             "--time studies the time step at a fixed grid: point {} ({}) has {} x {} x {} "

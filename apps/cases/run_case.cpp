@@ -71,6 +71,7 @@ class DotWriter final : public models::StepObserver {
 // restart, the dump's gather, --dot), the others time the same steps.
 struct RunPlan {
   const CaseFile& c;
+  const models::RunShape& shape;
   const ExecutorChoice& choice;
   const MpiSession& mpi;
   models::RunOptions first;
@@ -91,7 +92,7 @@ struct RunPlan {
     o.exchange_timeout = Seconds(c.run.timeout_s);
     o.stop_on_signal = true;
     const bool root = mpi.world_rank() == 0;
-    const std::string what = !c.model->steps_in_time() ? "frames"
+    const std::string what = !shape.steps_in_time ? "frames"
                              : choice.executors.size() > 1
                                  ? fmt::format("steps ({})", to_string(executor))
                                  : std::string("steps");
@@ -103,7 +104,7 @@ struct RunPlan {
     }
     if (i == 0 && dot && root) {
       // A model's frames are only shown (an observer would make every step wait for its frames).
-      if (c.model->steps_in_time()) {
+      if (shape.steps_in_time) {
         o.frames_built = [writer = dot.get()](const std::vector<Frame*>& frames) {
           writer->frames_ready(frames);
         };
@@ -111,7 +112,7 @@ struct RunPlan {
         o.observer = dot.get();
       }
     }
-    if (i == 0 && c.model->steps_in_time()) {
+    if (i == 0 && shape.steps_in_time) {
       // The header and the per-step lines as the run goes; every rank samples, rank 0 prints.
       o.sample_every = c.run.progress_every;
       o.say = [root, line = progress.back().get()](const std::string& text) {
@@ -185,7 +186,8 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
     throw CollectiveError(error.what());
   }
   if (root && !choice.note.empty()) outputs::print_out(choice.note + "\n");
-  if (c.model->steps_in_time()) {
+  const models::RunShape shape = c.model->run_shape();
+  if (shape.steps_in_time) {
     if (c.run.warmup < 0) c.run.warmup = models::default_warmup(choice.executors.front());
     if (choice.executors.size() == 1) c.run.executor = to_string(choice.executors.front());
   }
@@ -225,14 +227,20 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
   if (root) print_device(device);
 
   try {
-    RunPlan plan{.c = c, .choice = choice, .mpi = mpi, .first = {}, .progress = {}, .dot = nullptr};
+    RunPlan plan{.c = c,
+                 .shape = shape,
+                 .choice = choice,
+                 .mpi = mpi,
+                 .first = {},
+                 .progress = {},
+                 .dot = nullptr};
     if (!flags.dot_path.empty()) {
       plan.dot = std::make_unique<DotWriter>(flags.dot_path, flags.force, written);
     }
     FieldOutputs fields(c, out, mpi, written);
     const auto started = std::filesystem::file_time_type::clock::now();
     try {
-      if (c.model->steps_in_time()) {
+      if (shape.steps_in_time) {
         fields.attach(plan.first);
         plan.first.gather = !flags.dump.empty();
         set_up_checkpoints(c, restart ? &*restart : nullptr, out, mpi, plan.first, results);
@@ -249,15 +257,15 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
                                               : nlohmann::json();
         const std::string report = result->report(report_options);
         // A model said its header and per-step lines as it ran: the rest now.
-        outputs::print_out(c.model->steps_in_time() ? result->closing(report_options) : report);
+        outputs::print_out(shape.steps_in_time ? result->closing(report_options) : report);
         result->add_to(results, report_options);
         fields.add_to(results);
-        if (c.model->steps_in_time()) {
+        if (shape.steps_in_time) {
           record.write_file("model_output.txt", report);
           results["model"]["report_file"] = "model_output.txt";
           add_checkpoints(out, started, written);
         }
-        if (!flags.dump.empty() && c.model->steps_in_time()) {
+        if (!flags.dump.empty() && shape.steps_in_time) {
           outputs::print_out(outputs::write_field_dump(flags.dump, result->field(), flags.force) +
                              "\n");
           written.add({.path = flags.dump, .bytes = outputs::field_bytes(result->field())});

@@ -49,8 +49,9 @@ class Euler2dModel final : public Model {
     }
   }
 
-  [[nodiscard]] bool steps_in_time() const override { return true; }
-  [[nodiscard]] Index3 field_shape() const override { return {config_.nx, config_.ny, 1}; }
+  [[nodiscard]] RunShape run_shape() const override {
+    return {.field_samples = {config_.nx, config_.ny, 1}};
+  }
 
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     // MUSCL reads two ghost layers: each rank owns at least 2 cells per axis. A rank holds the

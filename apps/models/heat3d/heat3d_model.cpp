@@ -77,8 +77,9 @@ class Heat3dModel final : public Model {
     }
   }
 
-  [[nodiscard]] bool steps_in_time() const override { return true; }
-  [[nodiscard]] Index3 field_shape() const override { return settings_.config.cells; }
+  [[nodiscard]] RunShape run_shape() const override {
+    return {.field_samples = settings_.config.cells};
+  }
 
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     const Index3& cells = settings_.config.cells;

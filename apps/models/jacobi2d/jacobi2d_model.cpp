@@ -63,11 +63,10 @@ class Jacobi2dModel final : public Model {
     }
   }
 
-  [[nodiscard]] bool steps_in_time() const override { return true; }
-  [[nodiscard]] Index3 field_shape() const override {
-    return {settings_.config.nx, settings_.config.ny - 2, 1};  // the computed rows
+  [[nodiscard]] RunShape run_shape() const override {
+    return {.default_steps = 1000,
+            .field_samples = {settings_.config.nx, settings_.config.ny - 2, 1}};  // computed rows
   }
-  [[nodiscard]] int default_steps() const override { return 1000; }
 
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     const JacobiConfig& c = settings_.config;
