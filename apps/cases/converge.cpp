@@ -111,6 +111,17 @@ struct PointRun {
   int steps = 0;
 };
 
+// A point's run tells its progress only.
+class ProgressListener final : public models::RunListener {
+ public:
+  explicit ProgressListener(outputs::Progress& line) : line_(line) {}
+  [[nodiscard]] Wants wants() const override { return {.progress = true}; }
+  void progress(int done, int steps) override { line_.update(done, steps); }
+
+ private:
+  outputs::Progress& line_;
+};
+
 PointRun run_point(const CaseFile& c, bool have_gpu, bool root, const std::string& what) {
   const ExecutorChoice choice = choose_executors(c.run.executor, *c.model, have_gpu);
   const ExecutorKind executor = choice.executors.front();
@@ -126,7 +137,8 @@ PointRun run_point(const CaseFile& c, bool have_gpu, bool root, const std::strin
   // A progress line on a terminal only (a log keeps the points' lines alone).
   outputs::Progress progress(what, c.run.progress_every, root && ::isatty(STDOUT_FILENO) == 1);
   options.progress_every = c.run.progress_every;
-  options.progress = [&progress](int done, int total) { progress.update(done, total); };
+  ProgressListener listener(progress);
+  options.listener = &listener;
   const models::RunRequest request{.executors = {executor},
                                    .options = [&options](std::size_t) { return options; }};
   const auto result = c.model->run(request, MPI_COMM_WORLD);

@@ -108,10 +108,8 @@ FieldOutputs::FieldOutputs(const CaseFile& c, std::filesystem::path out, const M
   }
 }
 
-void FieldOutputs::attach(models::RunOptions& options) {
-  if (!any()) return;
-  options.output = [this](const OwnedField& field) { write(field); };
-  options.output_every = every_;
+void FieldOutputs::attach(models::RunOptions& options) const {
+  if (any()) options.output_every = every_;
 }
 
 void FieldOutputs::write(const OwnedField& field) {

@@ -48,23 +48,62 @@ bool same_directory(const std::filesystem::path& a, const std::filesystem::path&
 }
 
 // Writes the plans of every frame a run builds as Graphviz DOT (--dot), rank 0.
-class DotWriter final : public models::StepObserver {
+class DotWriter {
  public:
   DotWriter(std::string path, bool force, outputs::WrittenFiles& written)
       : path_(std::move(path)), force_(force), written_(written) {}
-  void frames_ready(const std::vector<Frame*>& frames) override {
+  void write(const std::vector<Frame*>& frames) const {
     std::string text;
     for (const Frame* frame : frames) text += frame->plan().to_dot();
     outputs::write_output_file(path_, text, {.replace = force_});
     written_.add({.path = path_, .bytes = text.size()});
   }
-  void frame_begins(int /*frame*/) override {}
-  void frame_ends(int /*frame*/) override {}
 
  private:
   std::string path_;
   bool force_;
   outputs::WrittenFiles& written_;
+};
+
+// What `haloflow run` does with what a run on one executor tells: the progress line (rank 0), the
+// header and per-step lines (said on every rank, printed by rank 0), and for the first run the
+// frames' DOT, the field outputs and the checkpoints. Each part is null where this run has none.
+class CaseRunListener final : public models::RunListener {
+ public:
+  struct Parts {
+    bool root = false;
+    outputs::Progress* progress = nullptr;  // the run's progress line (it also prints the lines)
+    bool lines = false;                     // the model's header and per-step lines
+    const DotWriter* dot = nullptr;
+    FieldOutputs* fields = nullptr;
+    const CheckpointWriter* checkpoints = nullptr;
+  };
+  explicit CaseRunListener(Parts parts) : parts_(parts) {}
+
+  [[nodiscard]] Wants wants() const override {
+    return {.fields = parts_.fields != nullptr,
+            .lines = parts_.lines,
+            .checkpoints = parts_.checkpoints != nullptr,
+            .progress = parts_.root};
+  }
+  void frames_built(const std::vector<Frame*>& frames) override {
+    if (parts_.dot != nullptr) parts_.dot->write(frames);
+  }
+  void field(const models::OwnedField& field) override {
+    if (parts_.fields != nullptr) parts_.fields->write(field);
+  }
+  void say(const std::string& line) override {
+    if (parts_.root && parts_.lines) parts_.progress->say(line);
+  }
+  void checkpoint(int done, const std::vector<unsigned char>& state) override {
+    if (parts_.checkpoints != nullptr) parts_.checkpoints->write(done, state);
+  }
+  void progress(int done, int steps) override {
+    if (parts_.root) parts_.progress->update(done, steps);
+  }
+
+ private:
+  Parts parts_;
 };
 
 // The options of the run on the i-th executor: the first is the run (outputs, checkpoints,
@@ -75,7 +114,10 @@ struct RunPlan {
   const ExecutorChoice& choice;
   const MpiSession& mpi;
   models::RunOptions first;
+  FieldOutputs* fields = nullptr;
+  const CheckpointWriter* checkpoints = nullptr;
   std::vector<std::unique_ptr<outputs::Progress>> progress;
+  std::vector<std::unique_ptr<CaseRunListener>> listeners;
   std::unique_ptr<DotWriter> dot;
 
   models::RunOptions options(std::size_t i) {
@@ -98,27 +140,18 @@ struct RunPlan {
                                  : std::string("steps");
     progress.push_back(std::make_unique<outputs::Progress>(what, c.run.progress_every, root, stdout,
                                                            o.restart_step));
-    if (root) {
-      outputs::Progress* line = progress.back().get();
-      o.progress = [line](int done, int total) { line->update(done, total); };
-    }
-    if (i == 0 && dot && root) {
-      // A model's frames are only shown (an observer would make every step wait for its frames).
-      if (shape.steps_in_time) {
-        o.frames_built = [writer = dot.get()](const std::vector<Frame*>& frames) {
-          writer->frames_ready(frames);
-        };
-      } else {
-        o.observer = dot.get();
-      }
-    }
-    if (i == 0 && shape.steps_in_time) {
-      // The header and the per-step lines as the run goes; every rank samples, rank 0 prints.
-      o.sample_every = c.run.progress_every;
-      o.say = [root, line = progress.back().get()](const std::string& text) {
-        if (root) line->say(text);
-      };
-    }
+    // The header and the per-step lines as the run goes; every rank samples, rank 0 prints.
+    const bool lines = i == 0 && shape.steps_in_time;
+    if (lines) o.sample_every = c.run.progress_every;
+    // A model's frames are only shown (nothing waits for them).
+    listeners.push_back(std::make_unique<CaseRunListener>(
+        CaseRunListener::Parts{.root = root,
+                               .progress = progress.back().get(),
+                               .lines = lines,
+                               .dot = i == 0 && root ? dot.get() : nullptr,
+                               .fields = i == 0 ? fields : nullptr,
+                               .checkpoints = i == 0 ? checkpoints : nullptr}));
+    o.listener = listeners.back().get();
     return o;
   }
 };
@@ -227,23 +260,21 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
   if (root) print_device(device);
 
   try {
-    RunPlan plan{.c = c,
-                 .shape = shape,
-                 .choice = choice,
-                 .mpi = mpi,
-                 .first = {},
-                 .progress = {},
-                 .dot = nullptr};
+    RunPlan plan{.c = c, .shape = shape, .choice = choice, .mpi = mpi, .first = {}};
     if (!flags.dot_path.empty()) {
       plan.dot = std::make_unique<DotWriter>(flags.dot_path, flags.force, written);
     }
     FieldOutputs fields(c, out, mpi, written);
+    std::optional<CheckpointWriter> checkpoints;
     const auto started = std::filesystem::file_time_type::clock::now();
     try {
       if (shape.steps_in_time) {
         fields.attach(plan.first);
+        if (fields.any()) plan.fields = &fields;
         plan.first.gather = !flags.dump.empty();
-        set_up_checkpoints(c, restart ? &*restart : nullptr, out, mpi, plan.first, results);
+        checkpoints =
+            set_up_checkpoints(c, restart ? &*restart : nullptr, out, mpi, plan.first, results);
+        if (checkpoints) plan.checkpoints = &*checkpoints;
       }
       const models::RunRequest request{
           .executors = choice.executors,

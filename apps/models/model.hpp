@@ -49,7 +49,7 @@ class ModelResult {
   virtual ~ModelResult() = default;
   //! What rank 0 prints: the model's own lines, its times and the benchmark line.
   [[nodiscard]] virtual std::string report(const ReportOptions& options) const = 0;
-  //! The report less what was said as the run went (RunOptions::say: the header and the
+  //! The report less what was said as the run went (RunListener::say: the header and the
   //! per-step lines), for a command that printed those already.
   [[nodiscard]] virtual std::string closing(const ReportOptions& options) const {
     return report(options);
@@ -129,7 +129,7 @@ class Model {
   [[nodiscard]] virtual std::unique_ptr<ModelResult> run(const RunRequest& request,
                                                          MPI_Comm communicator) const;
   //! Builds the model's frames on `options.executor` and runs `options.steps` steps (after
-  //! `options.warmup`); `options.observer` sees every frame and step (replay records them).
+  //! `options.warmup`); `options.listener` is told of every frame and step (replay records them).
   [[nodiscard]] virtual std::unique_ptr<ModelResult> run_steps(const RunOptions& options,
                                                                MPI_Comm communicator) const = 0;
   //! The steps (frames) a replay records unless told, and the warm-up before them, on

@@ -261,9 +261,15 @@ TEST_CASE("jacobi2d: a checkpoint of one steps_per_frame restarts under the othe
     std::vector<unsigned char> saved;
     config.run.steps = 11;
     config.run.checkpoint_every = 11;
-    config.run.checkpoint = [&](int done, const std::vector<unsigned char>& state) {
-      if (done == 11) saved = state;
-    };
+    struct Keeper final : models::RunListener {
+      std::vector<unsigned char>& kept;
+      explicit Keeper(std::vector<unsigned char>& into) : kept(into) {}
+      [[nodiscard]] Wants wants() const override { return {.checkpoints = true}; }
+      void checkpoint(int done, const std::vector<unsigned char>& state) override {
+        if (done == 11) kept = state;
+      }
+    } keeper(saved);
+    config.run.listener = &keeper;
     (void)run_jacobi2d<float>(config, world());
     REQUIRE(!saved.empty());
     config.steps_per_frame = second;

@@ -68,11 +68,17 @@ models::RunOptions host_run(int steps) {
 TEST_CASE("frames of several steps end where the loop must see the state") {
   PairedModel model;
   models::RunOptions run = host_run(10);
-  run.output = [](const models::OwnedField&) {};
+  // Asks for the fields (the model notes its outputs) and notes the checkpoints.
+  struct Listener final : models::RunListener {
+    std::vector<int>& checkpoints;
+    explicit Listener(std::vector<int>& noted) : checkpoints(noted) {}
+    [[nodiscard]] Wants wants() const override { return {.fields = true, .checkpoints = true}; }
+    void checkpoint(int done, const std::vector<unsigned char>&) override {
+      checkpoints.push_back(done);
+    }
+  } listener(model.checkpoints);
+  run.listener = &listener;
   run.output_every = 4;
-  run.checkpoint = [&](int done, const std::vector<unsigned char>&) {
-    model.checkpoints.push_back(done);
-  };
   run.checkpoint_every = 3;
   const models::StepTimes times = models::run_timed_steps(run, world(), model);
   // Outputs after 4 and 8 (and the last), checkpoints after 3, 6 and 9: a frame of two steps only

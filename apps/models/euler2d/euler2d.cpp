@@ -157,7 +157,7 @@ class EulerStepping final : public SteppingState {
       out.samples[axis] = layout_.owned[axis];
     }
     out.arrays = euler::primitive_arrays(state_now(), grid_, layout_, config_.gamma);
-    config_.run.output(out);
+    config_.run.tell().field(out);
   }
 
   // The clock as the last look saw it: no wait of its own (a GPU run looks every few steps).
@@ -165,7 +165,7 @@ class EulerStepping final : public SteppingState {
     const bool due = done == config_.run.steps || done % std::max(config_.run.sample_every, 1) == 0;
     if (!due || looked_.steps_taken <= sampled_) return;
     sampled_ = looked_.steps_taken;
-    config_.run.sample(
+    config_.run.tell().sample(
         {.step = static_cast<int>(looked_.steps_taken), .time = looked_.time, .dt = looked_.dt});
   }
 
@@ -376,8 +376,8 @@ class EulerStepping final : public SteppingState {
   Frame cfl_frame_;
   bool stopped_ = false;
   int until_look_ = 1;
-  kernels::EulerClock looked_{};  // the clock the last look saw, for RunOptions::sample
-  long long sampled_ = 0;         // the steps taken that RunOptions::sample has been told of
+  kernels::EulerClock looked_{};  // the clock the last look saw, for RunListener::sample
+  long long sampled_ = 0;         // the steps taken that RunListener::sample has been told of
   long long output_taken_ = -1;   // the steps taken at the last output: after t_end, no repeats
 };
 

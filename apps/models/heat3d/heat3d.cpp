@@ -202,9 +202,9 @@ class HeatStepping final : public SteppingState {
       field.values.push_back(static_cast<double>(value));
     }
     // The error against the exact solution now, while the field is on the host anyway.
-    if (config_.run.sample) sample_errors(done, time, field.values);
+    if (config_.run.wants().samples) sample_errors(done, time, field.values);
     out.arrays.push_back(std::move(field));
-    config_.run.output(out);
+    config_.run.tell().field(out);
   }
 
   [[nodiscard]] bool saves_state() const override { return true; }
@@ -322,7 +322,7 @@ class HeatStepping final : public SteppingState {
     return frame;
   }
 
-  //! Hands RunOptions::sample the errors of `values` (this rank's owned u after `done` steps, at
+  //! Hands RunListener::sample the errors of `values` (this rank's owned u after `done` steps, at
   //! `time`) against the exact solution. Collective.
   void sample_errors(int done, double time, const std::vector<double>& values) const {
     const double amplitude = exact_amplitude(config_.mode, config_.nu, time);
@@ -343,11 +343,11 @@ class HeatStepping final : public SteppingState {
     const double cell_count = static_cast<double>(config_.cells[0]) *
                               static_cast<double>(config_.cells[1]) *
                               static_cast<double>(config_.cells[2]);
-    config_.run.sample({.step = done,
-                        .time = time,
-                        .dt = dt_,
-                        .error_max = largest,
-                        .error_rms = std::sqrt(squares / cell_count)});
+    config_.run.tell().sample({.step = done,
+                               .time = time,
+                               .dt = dt_,
+                               .error_max = largest,
+                               .error_rms = std::sqrt(squares / cell_count)});
   }
 
   const HeatConfig& config_;

@@ -298,7 +298,7 @@ class JacobiStepping final : public SteppingState {
       a.values.push_back(static_cast<double>(value));
     }
     out.arrays.push_back(std::move(a));
-    config_.run.output(out);
+    config_.run.tell().field(out);
   }
 
   // The norms read so far go out as they are read: the steps that report one wait for it.
@@ -314,7 +314,7 @@ class JacobiStepping final : public SteppingState {
     read_norms();
     for (; norms_sampled_ < norms_.size(); ++norms_sampled_) {
       const NormSample& norm = norms_[norms_sampled_];
-      config_.run.sample({.step = norm.step, .norm = norm.value});
+      config_.run.tell().sample({.step = norm.step, .norm = norm.value});
     }
   }
 
@@ -445,7 +445,7 @@ class JacobiStepping final : public SteppingState {
   std::vector<NormSample> norms_;
   // The steps whose norm frames were launched and whose logged sums the host has not read.
   std::vector<int> logged_steps_;
-  std::size_t norms_sampled_ = 0;  // the norms RunOptions::sample has been given
+  std::size_t norms_sampled_ = 0;  // the norms RunListener::sample has been given
 };
 
 }  // namespace

@@ -170,12 +170,13 @@ class SeedModel final : public Model {
   [[nodiscard]] std::unique_ptr<ModelResult> run(const RunRequest& request,
                                                  MPI_Comm /*communicator*/) const override {
     const RunOptions first = request.options(0);
+    const bool progress_wanted = first.wants().progress;
     const auto progress = [&](long done, long total) {
-      if (first.progress) first.progress(static_cast<int>(done), static_cast<int>(total));
+      if (progress_wanted) first.tell().progress(static_cast<int>(done), static_cast<int>(total));
     };
     return std::make_unique<SeedMeasurement>(
         seed_,
-        measure_seed(seed_, request.executors, progress, first.frame_options(), first.observer));
+        measure_seed(seed_, request.executors, progress, first.frame_options(), first.listener));
   }
 
   [[nodiscard]] std::unique_ptr<ModelResult> run_steps(const RunOptions& options,

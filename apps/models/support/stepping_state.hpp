@@ -34,27 +34,28 @@ class SteppingState {
   virtual void settle() = 0;
   //! Sets the fields back to the initial state (after the warm-up).
   virtual void reset() = 0;
-  //! Every frame the model launches, for RunOptions::observer (replay records them all).
+  //! Every frame the model launches, for RunListener::frames_built (replay records them all).
   [[nodiscard]] virtual std::vector<Frame*> frames() = 0;
   //! The plan of the model's plain step frame (without optional work such as a norm), for
   //! RunOptions::measure_overlap; null: not measured. Its kernels' parameters as they are.
   [[nodiscard]] virtual const FramePlan* step_plan() const { return nullptr; }
-  //! The model's process grid, for RunOptions::started.
+  //! The model's process grid, for RunListener::started.
   [[nodiscard]] virtual Coord3 process_grid() const { return {1, 1, 1}; }
 
   //! Whether the model has a field to output (output()).
   [[nodiscard]] virtual bool has_field() const { return false; }
-  //! Copies the current field (after `done` timed steps) to the host for RunOptions::output;
-  //! called only when that is set and has_field(), after settle().
+  //! Copies the current field (after `done` timed steps) to the host for RunListener::field;
+  //! called only when the listener wants fields and has_field(), after settle().
   virtual void output(int /*done*/) {}
-  //! Hands RunOptions::sample what the model has learnt by step `done` (launched, perhaps not
-  //! finished), if it has something to say then; called after every timed step when that is set.
+  //! Hands RunListener::sample what the model has learnt by step `done` (launched, perhaps not
+  //! finished), if it has something to say then; called after every timed step when the listener
+  //! wants samples.
   //! By default the model has nothing to say as it goes.
   virtual void sample(int /*done*/) {}
 
   //! Whether the model can save its whole state and restart from it (save(), restart_at()).
   [[nodiscard]] virtual bool saves_state() const { return false; }
-  //! The model's whole state after the steps so far (RunOptions::checkpoint); called only when
+  //! The model's whole state after the steps so far (RunListener::checkpoint); called only when
   //! saves_state(), after settle().
   [[nodiscard]] virtual std::vector<unsigned char> save() { return {}; }
   //! Sets the state saved after `step` timed steps back (RunOptions::restart_state); called only

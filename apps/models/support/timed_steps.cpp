@@ -81,11 +81,9 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, Stepping
     overlap =
         measure_overlap(*step_plan, run.executor, std::max(run.overlap_rounds, 1), collectives);
   }
-  if (run.observer != nullptr || run.frames_built) {
-    const std::vector<Frame*> frames = model.frames();
-    if (run.observer != nullptr) run.observer->frames_ready(frames);
-    if (run.frames_built) run.frames_built(frames);
-  }
+  RunListener& listener = run.tell();
+  const RunListener::Wants wants = run.wants();
+  listener.frames_built(model.frames());
   if (restart) {
     model.restart_at(run.restart_step, run.restart_state);
   } else if (run.warmup > 0 || overlap.measured) {
@@ -97,8 +95,8 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, Stepping
     model.settle();
     model.reset();
   }
-  if (run.started) run.started(model.process_grid());
-  const bool outputs_field = run.output && model.has_field();
+  listener.started(model.process_grid());
+  const bool outputs_field = wants.fields && model.has_field();
   if (outputs_field) model.output(first);
   collectives.barrier("starting the timed steps");
   const auto start = std::chrono::steady_clock::now();
@@ -106,10 +104,10 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, Stepping
   int reported = first;
   const auto report_progress = [&] {
     const int finished = first + clock.finished();
-    if (finished > reported) run.progress(finished, run.steps);
+    if (finished > reported) listener.progress(finished, run.steps);
     reported = std::max(reported, finished);
   };
-  const bool checkpoints = run.checkpoint && model.saves_state() && run.checkpoint_every > 0;
+  const bool checkpoints = wants.checkpoints && model.saves_state() && run.checkpoint_every > 0;
   const bool outputs = outputs_field && run.output_every > 0;
   // A stop on a signal is agreed between frames (stop_signals.hpp); none when nobody asked.
   std::optional<StopAgreement> stopper;
@@ -123,24 +121,24 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, Stepping
       next = std::min(next, (step / run.checkpoint_every + 1) * run.checkpoint_every);
     if (outputs) next = std::min(next, (step / run.output_every + 1) * run.output_every);
     clock.mark(step - first);
-    if (run.observer != nullptr) run.observer->frame_begins(frame);
+    if (wants.every_frame) listener.frame_begins(frame);
     const int taken =
         frame_steps(model.step(step, run.steps, next - step, clock.stream()), next - step);
-    if (run.observer != nullptr) {
+    if (wants.every_frame) {
       clock.synchronize();
       model.settle();
-      run.observer->frame_ends(frame);
+      listener.frame_ends(frame);
     }
     const int done = step + taken;
-    if (run.sample) model.sample(done);
-    if (run.progress) {
+    if (wants.samples) model.sample(done);
+    if (wants.progress) {
       if (done / every > step / every || done == run.steps) clock.note_launched(done - first);
       report_progress();
     }
     if (checkpoints && done % run.checkpoint_every == 0) {
       clock.synchronize();
       model.settle();
-      run.checkpoint(done, model.save());
+      listener.checkpoint(done, model.save());
     }
     if (outputs_field &&
         (done == run.steps || (run.output_every > 0 && done % run.output_every == 0))) {
@@ -164,7 +162,7 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, Stepping
   model.settle();
   const double total =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (run.progress) report_progress();
+  if (wants.progress) report_progress();
   // The per-step times of the steps that advanced the state only: a step that does nothing
   // (after an end time) takes no time worth a percentile.
   std::vector<double> seconds = clock.step_seconds();

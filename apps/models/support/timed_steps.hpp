@@ -24,7 +24,7 @@ namespace haloflow::models {
 
 //! \brief Runs `model`'s `run.warmup` steps, resets it, then `run.steps` timed steps. Collective
 //! over `communicator` (a barrier before the timed steps; the times are the slowest rank's), each
-//! collective bounded by `run.exchange_timeout`. The field is output (RunOptions::output) before
+//! collective bounded by `run.exchange_timeout`. The field is output (RunListener::field) before
 //! the first timed step too, so that a series starts from the state the steps start from.
 [[nodiscard]] StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator,
                                         SteppingState& model);
