@@ -100,4 +100,44 @@ class SpokenRun final : public RunListener {
 //! The overlap measurement in microseconds, as results.json holds it.
 [[nodiscard]] nlohmann::json overlap_us(const OverlapTimes& overlap);
 
+//! What a stepping model's run returned, with how it ran: the model's settings, its StepSummary
+//! and its typed result. Every stepping model shows it alike (its header and per-step lines, its
+//! own closing lines, the times, the benchmark line; results.json's common entries, then its
+//! section); a model says only its own parts.
+template <class Settings, class Result>
+class SteppedRun : public ModelResult {
+ public:
+  SteppedRun(Settings settings, StepSummary summary, Result result)
+      : settings_(std::move(settings)), summary_(std::move(summary)), result_(std::move(result)) {}
+
+  [[nodiscard]] std::string report(const ReportOptions& options) const final {
+    return opening() + closing(options);
+  }
+  [[nodiscard]] std::string closing(const ReportOptions& options) const final {
+    return own_closing() + times_lines(summary_, options) + figures().line() + "\n";
+  }
+  void add_to(nlohmann::json& results, const ReportOptions& options) const final {
+    add_step_results(results, summary_, figures(), options);
+    add_own(results);
+  }
+  [[nodiscard]] const StepTimes* times() const final { return &result_.times; }
+  [[nodiscard]] GlobalField field() const final {
+    return std::span<const typename decltype(Result::field)::value_type>(result_.field);
+  }
+  //! The benchmark line's figures: the common ones (step_figures), then the model's.
+  [[nodiscard]] virtual Figures figures() const = 0;
+
+ protected:
+  //! The report's header and the lines it says as the run goes.
+  [[nodiscard]] virtual std::string opening() const = 0;
+  //! The model's lines before the times (its errors, its clock); none by default.
+  [[nodiscard]] virtual std::string own_closing() const { return {}; }
+  //! The model's own section of results.json.
+  virtual void add_own(nlohmann::json& results) const = 0;
+
+  Settings settings_;
+  StepSummary summary_;
+  Result result_;
+};
+
 }  // namespace haloflow::models
