@@ -55,12 +55,12 @@ RunKeyOwners run_key_owners() {
   std::vector<std::string> stepping_models;
   for (const std::string& name : models::model_names()) {
     const auto model = models::make_model(name);
-    if (model->steps_in_time()) {
+    if (model->run_shape().steps_in_time) {
       for (const auto& key : kSteppingRunKeys) add(key, name);
     }
   }
   for (const std::string& name : models::model_names()) {
-    for (const auto& key : models::make_model(name)->own_run_keys()) add(key, name);
+    for (const auto& key : models::make_model(name)->run_shape().own_run_keys) add(key, name);
   }
   return owners;
 }
@@ -74,7 +74,7 @@ void read_png_slice(JsonFields& fields, const nlohmann::json& run, const models:
     (void)fields.choice(value, "/run/png_slice", {"auto"});
     return;
   }
-  const Index3 shape = model.field_shape();
+  const Index3 shape = model.run_shape().field_samples;
   if (!value.is_number_integer()) {
     fields.report("/run/png_slice", fmt::format("{} is not allowed; expected \"auto\" or a z layer "
                                                 "(an integer)",
@@ -101,24 +101,24 @@ void read_png_slice(JsonFields& fields, const nlohmann::json& run, const models:
 
 void read_run(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
   models::Model& model = *c.model;
+  const models::RunShape shape = model.run_shape();
   const auto& run = fields.object(root, "/run", false);
   const RunKeyOwners owners = run_key_owners();
   fields.only_keys(run, "/run", owners.all);
-  const std::vector<std::string> mine =
-      model.steps_in_time() ? kSteppingRunKeys : model.own_run_keys();
+  const std::vector<std::string> mine = shape.steps_in_time ? kSteppingRunKeys : shape.own_run_keys;
   for (const auto& [key, readers] : owners.readers) {
     if (!run.contains(key) || contains(mine, key)) continue;
-    const std::string length = model.length_keys().front();
+    const std::string length = shape.length_keys.front();
     fields.report("/run/" + key,
                   fmt::format("applies to the {} model{}; {}", listed(readers),
                               readers.size() == 1 ? "" : "s",
-                              model.steps_in_time()
+                              shape.steps_in_time
                                   ? fmt::format("{} counts steps (/run/steps)", model.name())
                                   : fmt::format("the {} model counts {} (/run/{}) and writes no "
                                                 "fields",
                                                 model.name(), length, length)));
   }
-  c.run.executor = model.default_executor();
+  c.run.executor = shape.default_executor;
   if (run.contains("executor")) {
     const auto chosen = fields.choice(run["executor"], "/run/executor",
                                       {"all", "auto", "graph", "streams", "serial", "host"});
@@ -131,13 +131,13 @@ void read_run(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
   }
   c.run.progress_every =
       static_cast<int>(fields.integer(run, "/run/progress_every", 10, 1, 1000000));
-  if (!model.steps_in_time()) {
+  if (!shape.steps_in_time) {
     model.read_run(fields, run);
     return;
   }
   // euler2d with t_end > 0: run.steps is the most steps (fewer when t_end is reached).
   c.run.steps =
-      static_cast<int>(fields.integer(run, "/run/steps", model.default_steps(), 1, 100000000));
+      static_cast<int>(fields.integer(run, "/run/steps", shape.default_steps, 1, 100000000));
   c.run.warmup = static_cast<int>(fields.integer(run, "/run/warmup", -1, 0, 1000000));
   c.run.vtk = fields.boolean(run, "/run/vtk", false);
   if (run.contains("vtk_precision")) {
@@ -266,7 +266,7 @@ CaseFile parse_case(const nlohmann::json& root, const std::string& source,
 nlohmann::json CaseFile::resolved() const {
   nlohmann::json run_json = {
       {"executor", run.executor}, {"output", run.output}, {"progress_every", run.progress_every}};
-  if (model->steps_in_time()) {
+  if (model->run_shape().steps_in_time) {
     run_json["steps"] = run.steps;
     if (run.warmup >= 0) run_json["warmup"] = run.warmup;
     run_json["vtk"] = run.vtk;

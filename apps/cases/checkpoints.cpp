@@ -267,10 +267,35 @@ Restart choose_restart(const CaseFile& c, const std::string& restart, int step,
   return chosen;
 }
 
-void set_up_checkpoints(const CaseFile& c, const Restart* restart, const std::filesystem::path& out,
-                        const MpiSession& mpi, models::RunOptions& o, nlohmann::json& results) {
+CheckpointWriter::CheckpointWriter(const CaseFile& c, const std::filesystem::path& out,
+                                   const MpiSession& mpi)
+    : directory_(out / "checkpoints"),
+      out_(out),
+      hash_(case_hash(c)),
+      rank_(mpi.world_rank()),
+      ranks_(mpi.world_size()),
+      timeout_(timeout_of(c)),
+      mpi_(&mpi) {}
+
+void CheckpointWriter::write(int done, const std::vector<unsigned char>& state) const {
+  std::string failure;
+  try {
+    outputs::write_checkpoint(directory_, out_,
+                              {.case_hash = hash_, .rank = rank_, .ranks = ranks_, .step = done},
+                              state);
+  } catch (const Error& write_error) {
+    failure = write_error.what();
+  }
+  // Every rank's file is on disk before the marker.
+  agree_everywhere(failure, *mpi_, timeout_, fmt::format("the checkpoint of step {}", done));
+  if (rank_ == 0) outputs::mark_checkpoint_complete(directory_, out_, done, ranks_);
+}
+
+std::optional<CheckpointWriter> set_up_checkpoints(const CaseFile& c, const Restart* restart,
+                                                   const std::filesystem::path& out,
+                                                   const MpiSession& mpi, models::RunOptions& o,
+                                                   nlohmann::json& results) {
   const int rank = mpi.world_rank();
-  const int ranks = mpi.world_size();
   if (restart != nullptr) {
     o.restart_state = restart->state;
     o.restart_step = restart->step;
@@ -280,29 +305,14 @@ void set_up_checkpoints(const CaseFile& c, const Restart* restart, const std::fi
       results["restart"] = {{"from", restart->from.string()}, {"step", restart->step}};
     }
   }
-  if (c.run.checkpoint_every <= 0) return;
-  const auto directory = out / "checkpoints";
+  if (c.run.checkpoint_every <= 0) return std::nullopt;
   on_root_everywhere(mpi, timeout_of(c), "the checkpoint directory",
                      [&] { outputs::make_run_subdirectory(out, "checkpoints"); });
   o.checkpoint_every = c.run.checkpoint_every;
-  const std::uint64_t hash = case_hash(c);
-  const Seconds timeout = timeout_of(c);
-  o.checkpoint = [directory, out, hash, rank, ranks, timeout, &mpi](
-                     int done, const std::vector<unsigned char>& state) {
-    std::string failure;
-    try {
-      outputs::write_checkpoint(
-          directory, out, {.case_hash = hash, .rank = rank, .ranks = ranks, .step = done}, state);
-    } catch (const Error& write_error) {
-      failure = write_error.what();
-    }
-    // Every rank's file is on disk before the marker.
-    agree_everywhere(failure, mpi, timeout, fmt::format("the checkpoint of step {}", done));
-    if (rank == 0) outputs::mark_checkpoint_complete(directory, out, done, ranks);
-  };
   if (rank == 0) {
     results["checkpoints"] = {{"directory", "checkpoints"}, {"every", c.run.checkpoint_every}};
   }
+  return CheckpointWriter(c, out, mpi);
 }
 
 }  // namespace haloflow::cases

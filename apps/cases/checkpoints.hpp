@@ -6,11 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "case_file.hpp"
+#include "collective.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "run_options.hpp"
 
@@ -31,9 +34,30 @@ struct Restart {
 [[nodiscard]] Restart choose_restart(const CaseFile& c, const std::string& restart, int step,
                                      const MpiSession& mpi);
 
+//! Writes a run's periodic checkpoints into RUN_DIR/checkpoints: every rank its file, then rank 0
+//! the marker that says the checkpoint is complete, once every rank's file is on disk.
+class CheckpointWriter {
+ public:
+  CheckpointWriter(const CaseFile& c, const std::filesystem::path& out, const MpiSession& mpi);
+  //! This rank's `state` after `done` timed steps. Collective.
+  //! \throws CollectiveError (every rank) when any rank could not write its file.
+  void write(int done, const std::vector<unsigned char>& state) const;
+
+ private:
+  std::filesystem::path directory_;
+  std::filesystem::path out_;
+  std::uint64_t hash_;
+  int rank_;
+  int ranks_;
+  Seconds timeout_;
+  const MpiSession* mpi_;
+};
+
 //! Sets `o` up for the case's periodic checkpoints into `out` (the run directory) and to continue
-//! from `restart` (when not null); rank 0 notes both in `results`. Collective.
-void set_up_checkpoints(const CaseFile& c, const Restart* restart, const std::filesystem::path& out,
-                        const MpiSession& mpi, models::RunOptions& o, nlohmann::json& results);
+//! from `restart` (when not null); rank 0 notes both in `results`. Collective. \returns the writer
+//! of the checkpoints, none when the case takes none.
+[[nodiscard]] std::optional<CheckpointWriter> set_up_checkpoints(
+    const CaseFile& c, const Restart* restart, const std::filesystem::path& out,
+    const MpiSession& mpi, models::RunOptions& o, nlohmann::json& results);
 
 }  // namespace haloflow::cases

@@ -111,6 +111,17 @@ struct PointRun {
   int steps = 0;
 };
 
+// A point's run tells its progress only.
+class ProgressListener final : public models::RunListener {
+ public:
+  explicit ProgressListener(outputs::Progress& line) : line_(line) {}
+  [[nodiscard]] Wants wants() const override { return {.progress = true}; }
+  void progress(int done, int steps) override { line_.update(done, steps); }
+
+ private:
+  outputs::Progress& line_;
+};
+
 PointRun run_point(const CaseFile& c, bool have_gpu, bool root, const std::string& what) {
   const ExecutorChoice choice = choose_executors(c.run.executor, *c.model, have_gpu);
   const ExecutorKind executor = choice.executors.front();
@@ -126,7 +137,8 @@ PointRun run_point(const CaseFile& c, bool have_gpu, bool root, const std::strin
   // A progress line on a terminal only (a log keeps the points' lines alone).
   outputs::Progress progress(what, c.run.progress_every, root && ::isatty(STDOUT_FILENO) == 1);
   options.progress_every = c.run.progress_every;
-  options.progress = [&progress](int done, int total) { progress.update(done, total); };
+  ProgressListener listener(progress);
+  options.listener = &listener;
   const models::RunRequest request{.executors = {executor},
                                    .options = [&options](std::size_t) { return options; }};
   const auto result = c.model->run(request, MPI_COMM_WORLD);
@@ -494,8 +506,8 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
           model, model == "heat3d" ? "heat3d.dt" : "euler2d.cfl", time_hint(model)));
     }
     for (std::size_t i = 1; i < count; ++i) {
-      const Index3 shape = points[i].model->field_shape();
-      const Index3 shape0 = points.front().model->field_shape();
+      const Index3 shape = points[i].model->run_shape().field_samples;
+      const Index3 shape0 = points.front().model->run_shape().field_samples;
       if (shape != shape0) {
         throw CollectiveError(fmt::format(
             "--time studies the time step at a fixed grid: point {} ({}) has {} x {} x {} "

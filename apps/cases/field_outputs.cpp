@@ -90,8 +90,8 @@ FieldOutputs::FieldOutputs(const CaseFile& c, std::filesystem::path out, const M
       out_(std::move(out)),
       mpi_(mpi),
       written_(written),
-      vtk_(c.model->steps_in_time() && c.run.vtk),
-      png_(c.model->steps_in_time() && c.run.png),
+      vtk_(c.model->run_shape().writes_fields() && c.run.vtk),
+      png_(c.model->run_shape().writes_fields() && c.run.png),
       every_(c.run.output_every),
       format_(vtk_format(c.run)),
       slice_(c.run.png_slice),
@@ -108,10 +108,8 @@ FieldOutputs::FieldOutputs(const CaseFile& c, std::filesystem::path out, const M
   }
 }
 
-void FieldOutputs::attach(models::RunOptions& options) {
-  if (!any()) return;
-  options.output = [this](const OwnedField& field) { write(field); };
-  options.output_every = every_;
+void FieldOutputs::attach(models::RunOptions& options) const {
+  if (any()) options.output_every = every_;
 }
 
 void FieldOutputs::write(const OwnedField& field) {

@@ -33,14 +33,17 @@ class FieldOutputs {
   //! Whether the case writes any field output.
   [[nodiscard]] bool any() const { return vtk_ || png_; }
 
-  //! Sets `options.output` and `options.output_every` to write them; this must outlive the run.
-  void attach(models::RunOptions& options);
+  //! Sets `options.output_every` to the case's, when it writes any (the run's listener hands
+  //! write() the fields).
+  void attach(models::RunOptions& options) const;
+
+  //! Writes `field` as the case asks. Collective.
+  void write(const models::OwnedField& field);
 
   //! Rank 0: results.json's "vtk" and "png" entries (what was written so far).
   void add_to(nlohmann::json& results) const;
 
  private:
-  void write(const models::OwnedField& field);
   void write_vtk(const models::OwnedField& field);
   void write_png(const models::OwnedField& field);
   //! The z layer the pictures show (chosen at the first output). Collective.

@@ -30,12 +30,15 @@ using Clock = std::chrono::steady_clock;
 
 // Sees the model's frames as the steps launch them: attaches the recorder to every frame, writes
 // their DOT, lets `frames` frames run untraced and records the `frames` after them.
-class Recording final : public models::StepObserver {
+class Recording final : public models::RunListener {
  public:
   Recording(FrameRecorder& recorder, int frames, const ReplayOptions& options, bool root)
       : recorder_(recorder), frames_(frames), options_(options), root_(root) {}
 
-  void frames_ready(const std::vector<Frame*>& frames) override {
+  // Every frame waited for, so that each recorded frame is whole.
+  [[nodiscard]] Wants wants() const override { return {.every_frame = true}; }
+
+  void frames_built(const std::vector<Frame*>& frames) override {
     recorder_.attach(frames);
     if (!root_ || options_.dot_path.empty()) return;
     std::string text;
@@ -231,7 +234,7 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
   run.handoff = c.exchange.handoff;
   run.transport = c.exchange.transport;
   run.exchange_timeout = Seconds(c.run.timeout_s);
-  run.observer = &recording;
+  run.listener = &recording;
   (void)c.model->run_steps(run, MPI_COMM_WORLD);
 
   RankRecording mine = recording.take();

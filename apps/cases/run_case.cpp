@@ -48,18 +48,16 @@ bool same_directory(const std::filesystem::path& a, const std::filesystem::path&
 }
 
 // Writes the plans of every frame a run builds as Graphviz DOT (--dot), rank 0.
-class DotWriter final : public models::StepObserver {
+class DotWriter {
  public:
   DotWriter(std::string path, bool force, outputs::WrittenFiles& written)
       : path_(std::move(path)), force_(force), written_(written) {}
-  void frames_ready(const std::vector<Frame*>& frames) override {
+  void write(const std::vector<Frame*>& frames) const {
     std::string text;
     for (const Frame* frame : frames) text += frame->plan().to_dot();
     outputs::write_output_file(path_, text, {.replace = force_});
     written_.add({.path = path_, .bytes = text.size()});
   }
-  void frame_begins(int /*frame*/) override {}
-  void frame_ends(int /*frame*/) override {}
 
  private:
   std::string path_;
@@ -67,14 +65,59 @@ class DotWriter final : public models::StepObserver {
   outputs::WrittenFiles& written_;
 };
 
+// What `haloflow run` does with what a run on one executor tells: the progress line (rank 0), the
+// header and per-step lines (said on every rank, printed by rank 0), and for the first run the
+// frames' DOT, the field outputs and the checkpoints. Each part is null where this run has none.
+class CaseRunListener final : public models::RunListener {
+ public:
+  struct Parts {
+    bool root = false;
+    outputs::Progress* progress = nullptr;  // the run's progress line (it also prints the lines)
+    bool lines = false;                     // the model's header and per-step lines
+    const DotWriter* dot = nullptr;
+    FieldOutputs* fields = nullptr;
+    const CheckpointWriter* checkpoints = nullptr;
+  };
+  explicit CaseRunListener(Parts parts) : parts_(parts) {}
+
+  [[nodiscard]] Wants wants() const override {
+    return {.fields = parts_.fields != nullptr,
+            .lines = parts_.lines,
+            .checkpoints = parts_.checkpoints != nullptr,
+            .progress = parts_.root};
+  }
+  void frames_built(const std::vector<Frame*>& frames) override {
+    if (parts_.dot != nullptr) parts_.dot->write(frames);
+  }
+  void field(const models::OwnedField& field) override {
+    if (parts_.fields != nullptr) parts_.fields->write(field);
+  }
+  void say(const std::string& line) override {
+    if (parts_.root && parts_.lines) parts_.progress->say(line);
+  }
+  void checkpoint(int done, const std::vector<unsigned char>& state) override {
+    if (parts_.checkpoints != nullptr) parts_.checkpoints->write(done, state);
+  }
+  void progress(int done, int steps) override {
+    if (parts_.root) parts_.progress->update(done, steps);
+  }
+
+ private:
+  Parts parts_;
+};
+
 // The options of the run on the i-th executor: the first is the run (outputs, checkpoints,
 // restart, the dump's gather, --dot), the others time the same steps.
 struct RunPlan {
   const CaseFile& c;
+  const models::RunShape& shape;
   const ExecutorChoice& choice;
   const MpiSession& mpi;
   models::RunOptions first;
+  FieldOutputs* fields = nullptr;
+  const CheckpointWriter* checkpoints = nullptr;
   std::vector<std::unique_ptr<outputs::Progress>> progress;
+  std::vector<std::unique_ptr<CaseRunListener>> listeners;
   std::unique_ptr<DotWriter> dot;
 
   models::RunOptions options(std::size_t i) {
@@ -91,33 +134,24 @@ struct RunPlan {
     o.exchange_timeout = Seconds(c.run.timeout_s);
     o.stop_on_signal = true;
     const bool root = mpi.world_rank() == 0;
-    const std::string what = !c.model->steps_in_time() ? "frames"
+    const std::string what = !shape.steps_in_time ? "frames"
                              : choice.executors.size() > 1
                                  ? fmt::format("steps ({})", to_string(executor))
                                  : std::string("steps");
     progress.push_back(std::make_unique<outputs::Progress>(what, c.run.progress_every, root, stdout,
                                                            o.restart_step));
-    if (root) {
-      outputs::Progress* line = progress.back().get();
-      o.progress = [line](int done, int total) { line->update(done, total); };
-    }
-    if (i == 0 && dot && root) {
-      // A model's frames are only shown (an observer would make every step wait for its frames).
-      if (c.model->steps_in_time()) {
-        o.frames_built = [writer = dot.get()](const std::vector<Frame*>& frames) {
-          writer->frames_ready(frames);
-        };
-      } else {
-        o.observer = dot.get();
-      }
-    }
-    if (i == 0 && c.model->steps_in_time()) {
-      // The header and the per-step lines as the run goes; every rank samples, rank 0 prints.
-      o.sample_every = c.run.progress_every;
-      o.say = [root, line = progress.back().get()](const std::string& text) {
-        if (root) line->say(text);
-      };
-    }
+    // The header and the per-step lines as the run goes; every rank samples, rank 0 prints.
+    const bool lines = i == 0 && shape.steps_in_time;
+    if (lines) o.sample_every = c.run.progress_every;
+    // A model's frames are only shown (nothing waits for them).
+    listeners.push_back(std::make_unique<CaseRunListener>(
+        CaseRunListener::Parts{.root = root,
+                               .progress = progress.back().get(),
+                               .lines = lines,
+                               .dot = i == 0 && root ? dot.get() : nullptr,
+                               .fields = i == 0 ? fields : nullptr,
+                               .checkpoints = i == 0 ? checkpoints : nullptr}));
+    o.listener = listeners.back().get();
     return o;
   }
 };
@@ -185,7 +219,8 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
     throw CollectiveError(error.what());
   }
   if (root && !choice.note.empty()) outputs::print_out(choice.note + "\n");
-  if (c.model->steps_in_time()) {
+  const models::RunShape shape = c.model->run_shape();
+  if (shape.steps_in_time) {
     if (c.run.warmup < 0) c.run.warmup = models::default_warmup(choice.executors.front());
     if (choice.executors.size() == 1) c.run.executor = to_string(choice.executors.front());
   }
@@ -225,17 +260,21 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
   if (root) print_device(device);
 
   try {
-    RunPlan plan{.c = c, .choice = choice, .mpi = mpi, .first = {}, .progress = {}, .dot = nullptr};
+    RunPlan plan{.c = c, .shape = shape, .choice = choice, .mpi = mpi, .first = {}};
     if (!flags.dot_path.empty()) {
       plan.dot = std::make_unique<DotWriter>(flags.dot_path, flags.force, written);
     }
     FieldOutputs fields(c, out, mpi, written);
+    std::optional<CheckpointWriter> checkpoints;
     const auto started = std::filesystem::file_time_type::clock::now();
     try {
-      if (c.model->steps_in_time()) {
+      if (shape.steps_in_time) {
         fields.attach(plan.first);
+        if (fields.any()) plan.fields = &fields;
         plan.first.gather = !flags.dump.empty();
-        set_up_checkpoints(c, restart ? &*restart : nullptr, out, mpi, plan.first, results);
+        checkpoints =
+            set_up_checkpoints(c, restart ? &*restart : nullptr, out, mpi, plan.first, results);
+        if (checkpoints) plan.checkpoints = &*checkpoints;
       }
       const models::RunRequest request{
           .executors = choice.executors,
@@ -249,15 +288,15 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
                                               : nlohmann::json();
         const std::string report = result->report(report_options);
         // A model said its header and per-step lines as it ran: the rest now.
-        outputs::print_out(c.model->steps_in_time() ? result->closing(report_options) : report);
+        outputs::print_out(shape.steps_in_time ? result->closing(report_options) : report);
         result->add_to(results, report_options);
         fields.add_to(results);
-        if (c.model->steps_in_time()) {
+        if (shape.steps_in_time) {
           record.write_file("model_output.txt", report);
           results["model"]["report_file"] = "model_output.txt";
           add_checkpoints(out, started, written);
         }
-        if (!flags.dump.empty() && c.model->steps_in_time()) {
+        if (!flags.dump.empty() && shape.steps_in_time) {
           outputs::print_out(outputs::write_field_dump(flags.dump, result->field(), flags.force) +
                              "\n");
           written.add({.path = flags.dump, .bytes = outputs::field_bytes(result->field())});

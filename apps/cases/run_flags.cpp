@@ -40,10 +40,11 @@ void apply_flags(const RunFlags& flags, nlohmann::json& root) {
   if (!root.is_object() || !root.contains("model") || !root["model"].is_string()) return;
   const auto model = models::make_model(root["model"].get<std::string>());
   if (!model) return;
-  if (const auto given = stepping_flags(flags); !model->steps_in_time() && !given.empty()) {
+  const models::RunShape shape = model->run_shape();
+  if (const auto given = stepping_flags(flags); !shape.steps_in_time && !given.empty()) {
     std::vector<std::string> steppers;
     for (const std::string& name : models::model_names()) {
-      if (models::make_model(name)->steps_in_time()) steppers.push_back(name);
+      if (models::make_model(name)->run_shape().steps_in_time) steppers.push_back(name);
     }
     throw Error(fmt::format(
         "{}: {} to the models that step in time ({}); the {} model measures frames and writes "
@@ -56,11 +57,11 @@ void apply_flags(const RunFlags& flags, nlohmann::json& root) {
   if (run.is_null()) run = nlohmann::json::object();
   const int length = flags.steps > 0 ? flags.steps : flags.frames;
   if (length > 0) {
-    for (const auto& key : model->length_keys()) run[key] = length;
+    for (const auto& key : shape.length_keys) run[key] = length;
   }
   if (!flags.executor.empty()) run["executor"] = flags.executor;
   if (!flags.out.empty()) run["output"] = flags.out;
-  if (model->steps_in_time()) {
+  if (shape.steps_in_time) {
     if (flags.vtk) run["vtk"] = true;
     if (flags.png) run["png"] = true;
     if (flags.checkpoint_every >= 0) run["checkpoint_every"] = flags.checkpoint_every;

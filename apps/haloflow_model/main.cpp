@@ -208,7 +208,7 @@ int run(const Flags& f, const haloflow::MpiSession& mpi) {
   }
   models::RunOptions options;
   options.executor = executor;
-  options.steps = f.steps > 0 ? f.steps : model->default_steps();
+  options.steps = f.steps > 0 ? f.steps : model->run_shape().default_steps;
   options.warmup = f.warmup >= 0 ? f.warmup : models::default_warmup(executor);
   options.gather = !f.dump.empty() || !f.compare.empty();
   options.handoff = *haloflow::handoff_from_string(f.handoff);

@@ -21,6 +21,7 @@
 #include "haloflow/frame.hpp"
 #include "json_fields.hpp"
 #include "run_options.hpp"
+#include "run_shape.hpp"
 
 namespace haloflow::models {
 
@@ -48,7 +49,7 @@ class ModelResult {
   virtual ~ModelResult() = default;
   //! What rank 0 prints: the model's own lines, its times and the benchmark line.
   [[nodiscard]] virtual std::string report(const ReportOptions& options) const = 0;
-  //! The report less what was said as the run went (RunOptions::say: the header and the
+  //! The report less what was said as the run went (RunListener::say: the header and the
   //! per-step lines), for a command that printed those already.
   [[nodiscard]] virtual std::string closing(const ReportOptions& options) const {
     return report(options);
@@ -98,21 +99,11 @@ class Model {
                             const std::string& case_name) = 0;
   //! Rules across the section's fields (heat3d's stable time step); only when it read cleanly.
   virtual void check_rules(JsonFields& /*fields*/) {}
-  //! Whether the model steps in time: it reads the stepping keys of the run section (steps,
-  //! warmup, vtk, output_every, png, checkpoint_every; the case reader's RunSection) rather than
-  //! keys of its own.
-  [[nodiscard]] virtual bool steps_in_time() const = 0;
-  //! The samples per axis of the field the model writes (VTK, PNG; one layer along z for a 2D
-  //! field), its section read; {0, 0, 0}: it writes none (the seed).
-  [[nodiscard]] virtual Index3 field_shape() const { return {0, 0, 0}; }
-  //! The run-section keys the model reads itself (the seed: frames, host_frames, ...).
-  [[nodiscard]] virtual std::vector<std::string> own_run_keys() const { return {}; }
-  //! Reads those keys of the run section.
+  //! The kind of run the model makes (whether it steps in time, its run keys and defaults, the
+  //! field it writes), its section as read so far (a fresh model's: its defaults).
+  [[nodiscard]] virtual RunShape run_shape() const = 0;
+  //! Reads the model's own keys of the run section (RunShape::own_run_keys).
   virtual void read_run(JsonFields& /*fields*/, const nlohmann::json& /*run*/) {}
-  //! The default of run.steps (for a model that steps in time).
-  [[nodiscard]] virtual int default_steps() const { return 100; }
-  //! The default of run.executor: "auto", or "all" (the seed compares every executor).
-  [[nodiscard]] virtual std::string default_executor() const { return "auto"; }
   //! Whether the case fits the machine (ranks per axis, memory per rank); sets bytes_per_rank().
   virtual void check_machine(JsonFields& fields, const MachineLimits& limits) = 0;
   //! The memory one rank needs, estimated by check_machine().
@@ -129,8 +120,6 @@ class Model {
   [[nodiscard]] virtual std::string sizes() const = 0;
   //! How long the case runs, for validate's summary ("100 steps").
   [[nodiscard]] virtual std::string length(int steps) const;
-  //! The run-section keys `--steps` and `--frames` set: {"steps"}; the seed counts frames.
-  [[nodiscard]] virtual std::vector<std::string> length_keys() const { return {"steps"}; }
 
   // --- Running, on every rank of the communicator.
   //! `--executor all` on this machine: the executors compared, in order.
@@ -140,7 +129,7 @@ class Model {
   [[nodiscard]] virtual std::unique_ptr<ModelResult> run(const RunRequest& request,
                                                          MPI_Comm communicator) const;
   //! Builds the model's frames on `options.executor` and runs `options.steps` steps (after
-  //! `options.warmup`); `options.observer` sees every frame and step (replay records them).
+  //! `options.warmup`); `options.listener` is told of every frame and step (replay records them).
   [[nodiscard]] virtual std::unique_ptr<ModelResult> run_steps(const RunOptions& options,
                                                                MPI_Comm communicator) const = 0;
   //! The steps (frames) a replay records unless told, and the warm-up before them, on

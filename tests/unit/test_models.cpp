@@ -53,8 +53,8 @@ TEST_CASE("each model's defaults live in its reader") {
   CHECK(euler["limiter"] == "vanleer");
   CHECK(euler["riemann"] == "hllc");
   CHECK(euler["rk"] == 3);
-  CHECK(models::make_model("jacobi2d")->default_steps() == 1000);
-  CHECK(models::make_model("seed")->length_keys() ==
+  CHECK(models::make_model("jacobi2d")->run_shape().default_steps == 1000);
+  CHECK(models::make_model("seed")->run_shape().length_keys ==
         std::vector<std::string>{"frames", "host_frames"});
 }
 

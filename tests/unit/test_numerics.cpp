@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -166,15 +167,17 @@ TEST_CASE("euler2d limiter none: second order on the vortex (16, 32, 64 cells to
 
 TEST_CASE("step-time percentiles count only the steps that advanced the state") {
   // A model whose first 4 of 20 steps take 2 ms and the rest (after its end) nothing.
-  models::StepHooks hooks;
-  hooks.step = [](int step, int, int, CUstream_st*) {
-    if (step < 4) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    return 1;
-  };
-  hooks.settle = [] {};
-  hooks.reset = [] {};
-  hooks.steps_advanced = [] { return 4; };
-  const models::StepTimes times = run_timed_steps(host_run(20), world(), hooks);
+  struct EndsEarly final : models::SteppingState {
+    int step(int step, int, int, CUstream_st*) override {
+      if (step < 4) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      return 1;
+    }
+    void settle() override {}
+    void reset() override {}
+    std::vector<Frame*> frames() override { return {}; }
+    [[nodiscard]] std::optional<int> steps_advanced() const override { return 4; }
+  } model;
+  const models::StepTimes times = run_timed_steps(host_run(20), world(), model);
   CHECK(times.steps == 4);
   CHECK(times.min_step_s >= 1.5e-3);
   CHECK(times.p10_step_s >= 1.5e-3);
@@ -258,9 +261,15 @@ TEST_CASE("jacobi2d: a checkpoint of one steps_per_frame restarts under the othe
     std::vector<unsigned char> saved;
     config.run.steps = 11;
     config.run.checkpoint_every = 11;
-    config.run.checkpoint = [&](int done, const std::vector<unsigned char>& state) {
-      if (done == 11) saved = state;
-    };
+    struct Keeper final : models::RunListener {
+      std::vector<unsigned char>& kept;
+      explicit Keeper(std::vector<unsigned char>& into) : kept(into) {}
+      [[nodiscard]] Wants wants() const override { return {.checkpoints = true}; }
+      void checkpoint(int done, const std::vector<unsigned char>& state) override {
+        if (done == 11) kept = state;
+      }
+    } keeper(saved);
+    config.run.listener = &keeper;
     (void)run_jacobi2d<float>(config, world());
     REQUIRE(!saved.empty());
     config.steps_per_frame = second;

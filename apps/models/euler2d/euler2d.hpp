@@ -41,8 +41,8 @@ struct EulerConfig {
   RunOptions run;  //!< run.steps: the most steps (fewer when t_end is reached)
 };
 
-struct EulerResult {
-  Coord3 process_grid{1, 1, 1};
+//! bytes_per_step: each stage's reads and writes of the 4 conserved fields, and the CFL monitor's.
+struct EulerResult : StepMeasures {
   int steps_taken = 0;
   double final_time = 0;
   double dx = 0;
@@ -61,8 +61,6 @@ struct EulerResult {
   std::array<double, 4> totals_initial{};
   std::array<double, 4> totals_final{};
   std::array<double, 4> totals_scale{};  //!< sum of |field| dx dy at the start
-  StepTimes times;
-  double bytes_per_step = 0;
   std::vector<double> field;  //!< rank 0, with run.gather: rho, rho u, rho v, E, each nx*ny
 };
 

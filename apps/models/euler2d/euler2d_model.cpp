@@ -49,8 +49,9 @@ class Euler2dModel final : public Model {
     }
   }
 
-  [[nodiscard]] bool steps_in_time() const override { return true; }
-  [[nodiscard]] Index3 field_shape() const override { return {config_.nx, config_.ny, 1}; }
+  [[nodiscard]] RunShape run_shape() const override {
+    return {.field_samples = {config_.nx, config_.ny, 1}};
+  }
 
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     // MUSCL reads two ghost layers: each rank owns at least 2 cells per axis. A rank holds the
@@ -99,13 +100,14 @@ class Euler2dModel final : public Model {
     config.run = options;
     // The clock every progress interval: what the run's looks at it saw, no wait of its own.
     config.run.sample_every = options.progress_every;
-    say_as_the_run_goes(
-        config.run,
+    SpokenRun spoken(
+        options.tell(),
         [this, summary](const Coord3& grid) mutable {
           summary.process_grid = grid;
           return euler_header(config_, summary);
         },
         euler_clock_line);
+    config.run.listener = &spoken;
     EulerResult result = run_euler2d(config, communicator);
     take_measurements(summary, result);
     return std::make_unique<EulerRun>(config_, std::move(summary), std::move(result));

@@ -68,11 +68,11 @@ Figures EulerRun::figures() const {
   return figures;
 }
 
-std::string EulerRun::report(const ReportOptions& options) const {
-  return euler_header(config_, summary_) + closing(options);
+std::string EulerRun::opening() const {
+  return euler_header(settings_, summary_);
 }
 
-std::string EulerRun::closing(const ReportOptions& options) const {
+std::string EulerRun::own_closing() const {
   const EulerResult& r = result_;
   std::string text = fmt::format("t = {:.9g} after {} steps\n", r.final_time, r.steps_taken);
   if (r.has_exact) {
@@ -80,7 +80,7 @@ std::string EulerRun::closing(const ReportOptions& options) const {
         fmt::format("density error against the exact solution: L1 {:.6e}, L2 {:.6e}, Linf {:.6e}\n",
                     r.error_l1, r.error_l2, r.error_linf);
   }
-  if (r.has_exact && is_sod(config_.problem)) {
+  if (r.has_exact && is_sod(settings_.problem)) {
     text += fmt::format(
         "density L1 error by the wave nearest each cell: {} {:.6e}, {} {:.6e}, {} "
         "{:.6e}\n",
@@ -95,16 +95,15 @@ std::string EulerRun::closing(const ReportOptions& options) const {
                                   : fmt::format("{:.3e} (absolute: it starts at 0)", change(r, f)));
   }
   text += fmt::format("conservation, |change| / sum |initial|: {}\n", drift);
-  return text + times_lines(summary_, options) + figures().line() + "\n";
+  return text;
 }
 
-void EulerRun::add_to(nlohmann::json& results, const ReportOptions& options) const {
-  add_step_results(results, summary_, figures(), options);
+void EulerRun::add_own(nlohmann::json& results) const {
   const EulerResult& r = result_;
   nlohmann::json errors;  // null without an exact solution (Kelvin-Helmholtz)
   if (r.has_exact) {
     errors = {{"l1", r.error_l1}, {"l2", r.error_l2}, {"linf", r.error_linf}};
-    if (is_sod(config_.problem)) {
+    if (is_sod(settings_.problem)) {
       errors["l1_by_wave"] = {{kWaves[0], r.error_l1_waves[0]},
                               {kWaves[1], r.error_l1_waves[1]},
                               {kWaves[2], r.error_l1_waves[2]}};
@@ -120,17 +119,17 @@ void EulerRun::add_to(nlohmann::json& results, const ReportOptions& options) con
         {"relative_change",
          relative_change(r, f) ? nlohmann::json(*relative_change(r, f)) : nlohmann::json()}};
   }
-  results["euler2d"] = {{"case", to_string(config_.problem)},
-                        {"nx", config_.nx},
-                        {"ny", config_.ny},
+  results["euler2d"] = {{"case", to_string(settings_.problem)},
+                        {"nx", settings_.nx},
+                        {"ny", settings_.ny},
                         {"dx", r.dx},
                         {"dy", r.dy},
-                        {"rk", config_.stages},
-                        {"limiter", limiter_name(config_.limiter)},
-                        {"riemann", flux_name(config_.flux)},
-                        {"cfl", config_.cfl},
-                        {"gamma", config_.gamma},
-                        {"t_end", config_.t_end},
+                        {"rk", settings_.stages},
+                        {"limiter", limiter_name(settings_.limiter)},
+                        {"riemann", flux_name(settings_.flux)},
+                        {"cfl", settings_.cfl},
+                        {"gamma", settings_.gamma},
+                        {"t_end", settings_.t_end},
                         {"t", r.final_time},
                         {"steps_taken", r.steps_taken},
                         {"density_error", std::move(errors)},

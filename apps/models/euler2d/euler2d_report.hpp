@@ -18,26 +18,18 @@ namespace haloflow::models {
 [[nodiscard]] std::optional<std::string> euler_clock_line(const StepSample& sample);
 
 //! What a euler2d run returned, with how it ran.
-class EulerRun final : public ModelResult {
+class EulerRun final : public SteppedRun<EulerConfig, EulerResult> {
  public:
-  EulerRun(EulerConfig config, StepSummary summary, EulerResult result)
-      : config_(std::move(config)), summary_(std::move(summary)), result_(std::move(result)) {}
-
-  [[nodiscard]] std::string report(const ReportOptions& options) const override;
-  [[nodiscard]] std::string closing(const ReportOptions& options) const override;
-  void add_to(nlohmann::json& results, const ReportOptions& options) const override;
-  [[nodiscard]] const StepTimes* times() const override { return &result_.times; }
-  [[nodiscard]] GlobalField field() const override {
-    return std::span<const double>(result_.field);
-  }
+  using SteppedRun::SteppedRun;
 
   //! The benchmark line's figures: the common ones, then the time reached and the errors.
-  [[nodiscard]] Figures figures() const;
+  [[nodiscard]] Figures figures() const override;
 
  private:
-  EulerConfig config_;
-  StepSummary summary_;
-  EulerResult result_;
+  [[nodiscard]] std::string opening() const override;
+  //! The time reached, the errors against the exact solution and the conservation.
+  [[nodiscard]] std::string own_closing() const override;
+  void add_own(nlohmann::json& results) const override;
 };
 
 //! "minmod", "vanleer" or "none"; "hllc" or "rusanov": the names the case and the report use.

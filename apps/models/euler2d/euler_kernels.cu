@@ -96,9 +96,9 @@ void euler_clock_on_host(const LaunchShape& /*shape*/, EulerClockParams p,
   ClockCell::apply(p, reduced, monitor, clock, step, mirror);
 }
 
-// The stage staged through shared memory, at most 96 registers (5 blocks of 4 warps per SM): one
-// stage at 4096^2 in 890.8 us on an H200, against 919.3 us at 128 registers and 1094.4 us for the
-// walk without the ring at 96 (tools/euler-kernel-lab.cu, docs/benchmarks.md).
+// The stage staged through shared memory, at most 96 registers (5 blocks of 4 warps per SM): the
+// fastest on an H200 of tools/euler-kernel-lab.cu's variants, faster than 128 registers and than
+// the walk without the ring at 96 (the times: docs/benchmarks.md).
 constexpr int kStageMinBlocks = 5;
 
 template <int kLimiter, int kFlux>

@@ -125,43 +125,166 @@ double heat_time_step(const HeatConfig& config) {
   return time_step(config);
 }
 
-template <class T>
-HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
-  validate(config);
-  const CartesianDecomposition grid = decompose(config, communicator);
-  const HaloPlan halo = make_halo_plan(grid, kStar, 1, 1);
-  const FieldLayout& layout = halo.layout;
-  const Backend backend = backend_of(config.run.executor);
-  const auto bytes = static_cast<std::size_t>(layout.field_elements()) * sizeof(T);
-  Buffer u(Memory::device, bytes, "heat3d u", backend);
-  Buffer u_new(Memory::device, bytes, "heat3d u_new", backend);
-  const SineMode mode(config.cells, config.mode);
-  std::vector<T> initial(static_cast<std::size_t>(layout.field_elements()), T(0));
-  for_owned_cells(grid, layout, mode, [&](std::int64_t at, double value) {
-    initial[static_cast<std::size_t>(at)] = static_cast<T>(value);
-  });
-  // One rank along x (periodic): the walk writes the x ghosts itself (kernels::HeatKernel's
-  // x images), so the exchange leaves them out, and the first step finds them filled here.
-  const bool x_images = config.run.self_on_device && grid.process_grid()[0] == 1;
-  if (x_images) fill_x_images(layout, initial);
-  const auto load_initial = [&] {
-    u.upload(initial.data(), bytes);
-    u_new.upload(initial.data(), bytes);
-  };
-  load_initial();
-  HaloExchange<T> exchange(halo, communicator, {{u.as<T>()}, {u_new.as<T>()}}, backend,
-                           {.timeout = config.run.exchange_timeout,
-                            .transport = config.run.transport,
-                            .self_on_device = config.run.self_on_device,
-                            .self_left_to_kernels = {x_images, false, false},
-                            .name = "halo"});
+namespace {
 
-  const double dt = time_step(config);
-  const auto coefficient = [&](int axis) {
-    const auto n = static_cast<double>(config.cells[static_cast<std::size_t>(axis)]);
-    return static_cast<T>(config.nu * dt * n * n);
-  };
-  const kernels::HeatCoefficients<T> c{coefficient(0), coefficient(1), coefficient(2)};
+const HeatConfig& validated(const HeatConfig& config) {
+  validate(config);
+  return config;
+}
+
+//! A heat3d run's state on this rank: u and u_new, the exchange, and one frame per parity of the
+//! step.
+template <class T>
+class HeatStepping final : public SteppingState {
+ public:
+  HeatStepping(const HeatConfig& config, MPI_Comm communicator)
+      : config_(validated(config)),
+        communicator_(communicator),
+        grid_(decompose(config, communicator)),
+        halo_(make_halo_plan(grid_, kStar, 1, 1)),
+        layout_(halo_.layout),
+        bytes_(static_cast<std::size_t>(layout_.field_elements()) * sizeof(T)),
+        u_(Memory::device, bytes_, "heat3d u", backend_of(config.run.executor)),
+        u_new_(Memory::device, bytes_, "heat3d u_new", backend_of(config.run.executor)),
+        mode_(config.cells, config.mode),
+        // One rank along x (periodic): the walk writes the x ghosts itself (kernels::HeatKernel's
+        // x images), so the exchange leaves them out, and the first step finds them filled here.
+        x_images_(config.run.self_on_device && grid_.process_grid()[0] == 1),
+        initial_(uploaded(initial_field())),
+        exchange_(halo_, communicator, {{u_.as<T>()}, {u_new_.as<T>()}},
+                  backend_of(config.run.executor),
+                  {.timeout = config.run.exchange_timeout,
+                   .transport = config.run.transport,
+                   .self_on_device = config.run.self_on_device,
+                   .self_left_to_kernels = {x_images_, false, false},
+                   .name = "halo"}),
+        dt_(time_step(config)),
+        coefficients_{coefficient(0), coefficient(1), coefficient(2)},
+        even_(build_frame(0)),
+        odd_(build_frame(1)) {}
+
+  int step(int step, int /*steps*/, int /*most*/, CUstream_st* stream) override {
+    (step % 2 == 0 ? even_ : odd_).launch(stream);
+    return 1;
+  }
+
+  void settle() override {
+    even_.wait();
+    odd_.wait();
+  }
+
+  void reset() override { load_initial(); }
+
+  std::vector<Frame*> frames() override { return {&even_, &odd_}; }
+  [[nodiscard]] const FramePlan* step_plan() const override { return &even_.plan(); }
+  [[nodiscard]] Coord3 process_grid() const override { return grid_.process_grid(); }
+
+  [[nodiscard]] bool has_field() const override { return true; }
+
+  // The values sit at the points x_i = i / n (the mode is sampled there), on the periodic box:
+  // VTK closes it with the point x = 1, which is x = 0 again.
+  void output(int done) override {
+    const Buffer& current = done % 2 == 0 ? u_ : u_new_;
+    const double time = dt_ * static_cast<double>(done);
+    OwnedField out{.step = done,
+                   .time = time,
+                   .dimensions = 3,
+                   .centring = Centring::points,
+                   .periodic = {true, true, true}};
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+      out.global_samples[axis] = grid_.spec().global_cells[axis];
+      out.offset[axis] = grid_.global_offset()[axis];
+      out.samples[axis] = layout_.owned[axis];
+      out.spacing[axis] = 1.0 / static_cast<double>(config_.cells[axis]);
+    }
+    FieldArray field{.name = "u", .units = "dimensionless"};
+    for (const T value : owned_values<T>(current, layout_)) {
+      field.values.push_back(static_cast<double>(value));
+    }
+    // The error against the exact solution now, while the field is on the host anyway.
+    if (config_.run.wants().samples) sample_errors(done, time, field.values);
+    out.arrays.push_back(std::move(field));
+    config_.run.tell().field(out);
+  }
+
+  [[nodiscard]] bool saves_state() const override { return true; }
+
+  std::vector<unsigned char> save() override {
+    std::vector<unsigned char> state(2 * bytes_);
+    u_.download(state.data(), bytes_);
+    u_new_.download(state.data() + bytes_, bytes_);
+    return state;
+  }
+
+  void restart_at(int /*step*/, const std::vector<unsigned char>& state) override {
+    check_state_size("heat3d", state.size(), 2 * bytes_);
+    u_.upload(state.data(), bytes_);
+    u_new_.upload(state.data() + bytes_, bytes_);
+  }
+
+  //! What the run found after `steps` steps: the scheme's and the exact amplitude, the errors
+  //! against the exact solution, and (with run.gather) the field on rank 0. Collective.
+  void finish(int steps, HeatResult<T>& result) const {
+    result.dt = dt_;
+    result.final_time = dt_ * steps;
+    const double cell_count = static_cast<double>(config_.cells[0]) *
+                              static_cast<double>(config_.cells[1]) *
+                              static_cast<double>(config_.cells[2]);
+    result.bytes_per_step = 2.0 * cell_count * static_cast<double>(sizeof(T));
+    result.amplitude_exact = exact_amplitude(config_.mode, config_.nu, result.final_time);
+    result.amplitude_scheme = scheme_amplitude(
+        {static_cast<double>(coefficients_.x), static_cast<double>(coefficients_.y),
+         static_cast<double>(coefficients_.z)},
+        config_.cells, config_.mode, steps);
+    result.predicted_error_max =
+        std::abs(result.amplitude_scheme - result.amplitude_exact) * mode_.largest();
+
+    const Buffer& last = steps % 2 == 0 ? u_ : u_new_;
+    std::vector<T> local(static_cast<std::size_t>(layout_.field_elements()));
+    last.download(local.data(), bytes_);
+    double errors[2] = {0, 0};  // largest, sum of squares
+    for_owned_cells(grid_, layout_, mode_, [&](std::int64_t at, double value) {
+      const double error =
+          static_cast<double>(local[static_cast<std::size_t>(at)]) - result.amplitude_exact * value;
+      errors[0] = std::max(errors[0], std::abs(error));
+      errors[1] += error * error;
+    });
+    double largest = 0;
+    double squares = 0;
+    const BoundedCollectives collectives(communicator_, config_.run.exchange_timeout);
+    collectives.allreduce(&errors[0], &largest, 1, MPI_DOUBLE, MPI_MAX, "heat3d largest error");
+    collectives.allreduce(&errors[1], &squares, 1, MPI_DOUBLE, MPI_SUM, "heat3d error's squares");
+    result.error_max = largest;
+    result.error_rms = std::sqrt(squares / cell_count);
+    if (config_.run.gather) result.field = gather_global<T>(last, layout_, grid_, collectives);
+  }
+
+ private:
+  [[nodiscard]] std::vector<T> initial_field() const {
+    std::vector<T> initial(static_cast<std::size_t>(layout_.field_elements()), T(0));
+    for_owned_cells(grid_, layout_, mode_, [&](std::int64_t at, double value) {
+      initial[static_cast<std::size_t>(at)] = static_cast<T>(value);
+    });
+    if (x_images_) fill_x_images(layout_, initial);
+    return initial;
+  }
+
+  //! `initial` loaded into u and u_new, returned.
+  std::vector<T> uploaded(std::vector<T> initial) {
+    u_.upload(initial.data(), bytes_);
+    u_new_.upload(initial.data(), bytes_);
+    return initial;
+  }
+
+  void load_initial() {
+    u_.upload(initial_.data(), bytes_);
+    u_new_.upload(initial_.data(), bytes_);
+  }
+
+  [[nodiscard]] T coefficient(int axis) const {
+    const auto n = static_cast<double>(config_.cells[static_cast<std::size_t>(axis)]);
+    return static_cast<T>(config_.nu * dt_ * n * n);
+  }
 
   // Two frames, one per parity, each built and patched once: even steps read u and write u_new,
   // odd steps the other way round, so the steady state launches without patching anything. The
@@ -170,23 +293,23 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
   // written by the step before, so on one rank the step is the copy of the y and z faces and one
   // sweep of the whole box, with no slab (at 512^3 the six slabs cost 80 us a step, the x slabs
   // one cell wide, and a copy of the x faces 30 us: a cache line per cell).
-  const Box owned = layout.owned_box();
-  const CellSplit cells = split_update(owned, layout, kStar, exchange.remote_axes());
-  const auto build_frame = [&](std::size_t set) {
-    const T* from = (set == 0 ? u : u_new).template as<const T>();
-    T* to = (set == 0 ? u_new : u).template as<T>();
+  Frame build_frame(std::size_t set) {
+    const Box owned = layout_.owned_box();
+    const CellSplit cells = split_update(owned, layout_, kStar, exchange_.remote_axes());
+    const T* from = (set == 0 ? u_ : u_new_).template as<const T>();
+    T* to = (set == 0 ? u_new_ : u_).template as<T>();
     FramePlan plan(set == 0 ? "heat3d even" : "heat3d odd");
-    const ExchangeNodes nodes = exchange.add_to(plan);
+    const ExchangeNodes nodes = exchange_.add_to(plan);
     const auto add_step = [&](const Box& box, NodeOptions options) {
       if (box.empty()) return;
-      const kernels::CellBox cell = cell_box(box, layout);
+      const kernels::CellBox cell = cell_box(box, layout_);
       // Not cut along x when x wraps (no halo travels along it), so each box spans the owned x
       // range and its first and last columns are the faces.
-      if (x_images && (box.lo[0] != owned.lo[0] || box.hi[0] != owned.hi[0])) {
+      if (x_images_ && (box.lo[0] != owned.lo[0] || box.hi[0] != owned.hi[0])) {
         throw Error("heat3d: a box that does not span the owned x range on a wrapping x axis");
       }
-      plan.add_kernel(std::move(options), kernels::heat_kernel<T>(x_images),
-                      kernels::heat_launch(cell), cell, x_images, c, from, to);
+      plan.add_kernel(std::move(options), kernels::heat_kernel<T>(x_images_),
+                      kernels::heat_launch(cell), cell, x_images_, coefficients_, from, to);
     };
     add_step(cells.interior, {.name = "interior", .after = nodes.after_self()});
     for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
@@ -194,121 +317,66 @@ HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
                                    .lane = Lane::communication,
                                    .after = {nodes.unpack}});
     }
-    Frame frame(std::move(plan), config.run.executor, config.run.frame_options());
-    exchange.use_field_set(frame, set);
+    Frame frame(std::move(plan), config_.run.executor, config_.run.frame_options());
+    exchange_.use_field_set(frame, set);
     return frame;
-  };
-  Frame even = build_frame(0);
-  Frame odd = build_frame(1);
+  }
 
-  StepHooks hooks;
-  hooks.step = [&](int step, int /*steps*/, int /*most*/, CUstream_st* stream) {
-    (step % 2 == 0 ? even : odd).launch(stream);
-    return 1;
-  };
-  hooks.settle = [&] {
-    even.wait();
-    odd.wait();
-  };
-  hooks.step_plan = &even.plan();
-  hooks.frames = {&even, &odd};
-  hooks.reset = load_initial;
-  // The values sit at the points x_i = i / n (the mode is sampled there), on the periodic box:
-  // VTK closes it with the point x = 1, which is x = 0 again.
-  hooks.output = [&](int done) {
-    const Buffer& current = done % 2 == 0 ? u : u_new;
-    const double time = dt * static_cast<double>(done);
-    OwnedField out{.step = done,
-                   .time = time,
-                   .dimensions = 3,
-                   .centring = Centring::points,
-                   .periodic = {true, true, true}};
-    for (std::size_t axis = 0; axis < 3; ++axis) {
-      out.global_samples[axis] = grid.spec().global_cells[axis];
-      out.offset[axis] = grid.global_offset()[axis];
-      out.samples[axis] = layout.owned[axis];
-      out.spacing[axis] = 1.0 / static_cast<double>(config.cells[axis]);
-    }
-    FieldArray field{.name = "u", .units = "dimensionless"};
-    for (const T value : owned_values<T>(current, layout)) {
-      field.values.push_back(static_cast<double>(value));
-    }
-    if (config.run.sample) {
-      // The error against the exact solution now, while the field is on the host anyway.
-      const double amplitude = exact_amplitude(config.mode, config.nu, time);
-      double errors[2] = {0, 0};  // largest, sum of squares
-      std::size_t next = 0;
-      for_owned_cells(grid, layout, mode, [&](std::int64_t, double value) {
-        const double error = field.values[next++] - amplitude * value;
-        errors[0] = std::max(errors[0], std::abs(error));
-        errors[1] += error * error;
-      });
-      double largest = 0;
-      double squares = 0;
-      const BoundedCollectives live(communicator, config.run.exchange_timeout);
-      live.allreduce(&errors[0], &largest, 1, MPI_DOUBLE, MPI_MAX,
-                     fmt::format("heat3d largest error at step {}", done));
-      live.allreduce(&errors[1], &squares, 1, MPI_DOUBLE, MPI_SUM,
-                     fmt::format("heat3d error's squares at step {}", done));
-      const double cell_count = static_cast<double>(config.cells[0]) *
-                                static_cast<double>(config.cells[1]) *
-                                static_cast<double>(config.cells[2]);
-      config.run.sample({.step = done,
-                         .time = time,
-                         .dt = dt,
-                         .error_max = largest,
-                         .error_rms = std::sqrt(squares / cell_count)});
-    }
-    out.arrays.push_back(std::move(field));
-    config.run.output(out);
-  };
-  hooks.process_grid = grid.process_grid();
-  hooks.save = [&] {
-    std::vector<unsigned char> state(2 * bytes);
-    u.download(state.data(), bytes);
-    u_new.download(state.data() + bytes, bytes);
-    return state;
-  };
-  hooks.load = [&](const std::vector<unsigned char>& state) {
-    check_state_size("heat3d", state.size(), 2 * bytes);
-    u.upload(state.data(), bytes);
-    u_new.upload(state.data() + bytes, bytes);
-  };
+  //! Hands RunListener::sample the errors of `values` (this rank's owned u after `done` steps, at
+  //! `time`) against the exact solution. Collective.
+  void sample_errors(int done, double time, const std::vector<double>& values) const {
+    const double amplitude = exact_amplitude(config_.mode, config_.nu, time);
+    double errors[2] = {0, 0};  // largest, sum of squares
+    std::size_t next = 0;
+    for_owned_cells(grid_, layout_, mode_, [&](std::int64_t, double value) {
+      const double error = values[next++] - amplitude * value;
+      errors[0] = std::max(errors[0], std::abs(error));
+      errors[1] += error * error;
+    });
+    double largest = 0;
+    double squares = 0;
+    const BoundedCollectives live(communicator_, config_.run.exchange_timeout);
+    live.allreduce(&errors[0], &largest, 1, MPI_DOUBLE, MPI_MAX,
+                   fmt::format("heat3d largest error at step {}", done));
+    live.allreduce(&errors[1], &squares, 1, MPI_DOUBLE, MPI_SUM,
+                   fmt::format("heat3d error's squares at step {}", done));
+    const double cell_count = static_cast<double>(config_.cells[0]) *
+                              static_cast<double>(config_.cells[1]) *
+                              static_cast<double>(config_.cells[2]);
+    config_.run.tell().sample({.step = done,
+                               .time = time,
+                               .dt = dt_,
+                               .error_max = largest,
+                               .error_rms = std::sqrt(squares / cell_count)});
+  }
 
+  const HeatConfig& config_;
+  MPI_Comm communicator_;
+  const CartesianDecomposition grid_;
+  const HaloPlan halo_;
+  const FieldLayout& layout_;
+  const std::size_t bytes_;
+  Buffer u_;
+  Buffer u_new_;
+  const SineMode mode_;
+  const bool x_images_;
+  const std::vector<T> initial_;
+  HaloExchange<T> exchange_;
+  const double dt_;
+  const kernels::HeatCoefficients<T> coefficients_;
+  Frame even_;
+  Frame odd_;
+};
+
+}  // namespace
+
+template <class T>
+HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
+  HeatStepping<T> state(config, communicator);
   HeatResult<T> result;
-  result.process_grid = grid.process_grid();
-  result.times = run_timed_steps(config.run, communicator, hooks);
-  result.dt = dt;
-  result.final_time = dt * config.run.steps;
-  const double cell_count = static_cast<double>(config.cells[0]) *
-                            static_cast<double>(config.cells[1]) *
-                            static_cast<double>(config.cells[2]);
-  result.bytes_per_step = 2.0 * cell_count * static_cast<double>(sizeof(T));
-  result.amplitude_exact = exact_amplitude(config.mode, config.nu, result.final_time);
-  result.amplitude_scheme = scheme_amplitude(
-      {static_cast<double>(c.x), static_cast<double>(c.y), static_cast<double>(c.z)}, config.cells,
-      config.mode, config.run.steps);
-  result.predicted_error_max =
-      std::abs(result.amplitude_scheme - result.amplitude_exact) * mode.largest();
-
-  const Buffer& last = config.run.steps % 2 == 0 ? u : u_new;
-  std::vector<T> local(static_cast<std::size_t>(layout.field_elements()));
-  last.download(local.data(), bytes);
-  double errors[2] = {0, 0};  // largest, sum of squares
-  for_owned_cells(grid, layout, mode, [&](std::int64_t at, double value) {
-    const double error =
-        static_cast<double>(local[static_cast<std::size_t>(at)]) - result.amplitude_exact * value;
-    errors[0] = std::max(errors[0], std::abs(error));
-    errors[1] += error * error;
-  });
-  double largest = 0;
-  double squares = 0;
-  const BoundedCollectives collectives(communicator, config.run.exchange_timeout);
-  collectives.allreduce(&errors[0], &largest, 1, MPI_DOUBLE, MPI_MAX, "heat3d largest error");
-  collectives.allreduce(&errors[1], &squares, 1, MPI_DOUBLE, MPI_SUM, "heat3d error's squares");
-  result.error_max = largest;
-  result.error_rms = std::sqrt(squares / cell_count);
-  if (config.run.gather) result.field = gather_global<T>(last, layout, grid, collectives);
+  result.process_grid = state.process_grid();
+  result.times = run_timed_steps(config.run, communicator, state);
+  state.finish(config.run.steps, result);
   return result;
 }
 

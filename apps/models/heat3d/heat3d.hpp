@@ -29,9 +29,9 @@ struct HeatConfig {
   RunOptions run;
 };
 
+//! bytes_per_step: read u + write u_new, 2 cells sizeof(T).
 template <class T>
-struct HeatResult {
-  Coord3 process_grid{1, 1, 1};
+struct HeatResult : StepMeasures {
   double dt = 0;
   double final_time = 0;
   double amplitude_exact = 0;   //!< exp(-3 (2 pi k)^2 nu t) at the end
@@ -40,9 +40,7 @@ struct HeatResult {
   double error_rms = 0;         //!< root mean square of u - exact
   //! |g^N - exp(...)| times the largest |mode| on the grid: what error_max must be, to round-off.
   double predicted_error_max = 0;
-  StepTimes times;
-  double bytes_per_step = 0;  //!< read u + write u_new: 2 cells sizeof(T)
-  std::vector<T> field;       //!< rank 0, with `run.gather`: every cell, x fastest
+  std::vector<T> field;  //!< rank 0, with `run.gather`: every cell, x fastest
 };
 
 //! \brief The time step a run of `config` takes: config.dt, or h_min^2 / (8 nu) when that is 0.

@@ -77,8 +77,9 @@ class Heat3dModel final : public Model {
     }
   }
 
-  [[nodiscard]] bool steps_in_time() const override { return true; }
-  [[nodiscard]] Index3 field_shape() const override { return settings_.config.cells; }
+  [[nodiscard]] RunShape run_shape() const override {
+    return {.field_samples = settings_.config.cells};
+  }
 
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     const Index3& cells = settings_.config.cells;
@@ -122,13 +123,14 @@ class Heat3dModel final : public Model {
                                              3, "read u + write u_new");
     HeatConfig config = settings_.config;
     config.run = options;
-    say_as_the_run_goes(
-        config.run,
+    SpokenRun spoken(
+        options.tell(),
         [this, summary, dt = heat_time_step(config)](const Coord3& grid) mutable {
           summary.process_grid = grid;
           return heat_header(settings_, summary, dt);
         },
         heat_error_line);
+    config.run.listener = &spoken;
     HeatResult<T> result = run_heat3d<T>(config, communicator);
     take_measurements(summary, result);
     return std::make_unique<HeatRun<T>>(settings_, std::move(summary), std::move(result));

@@ -20,33 +20,31 @@ std::optional<std::string> heat_error_line(const StepSample& sample) {
 
 template <class T>
 Figures HeatRun<T>::figures() const {
-  Figures figures = step_figures(summary_);
-  figures.add("error_max", result_.error_max, "{:.9e}")
-      .add("predicted_error_max", result_.predicted_error_max, "{:.9e}");
+  Figures figures = step_figures(this->summary_);
+  figures.add("error_max", this->result_.error_max, "{:.9e}")
+      .add("predicted_error_max", this->result_.predicted_error_max, "{:.9e}");
   return figures;
 }
 
 template <class T>
-std::string HeatRun<T>::report(const ReportOptions& options) const {
-  return heat_header(settings_, summary_, result_.dt) + closing(options);
+std::string HeatRun<T>::opening() const {
+  return heat_header(this->settings_, this->summary_, this->result_.dt);
 }
 
 template <class T>
-std::string HeatRun<T>::closing(const ReportOptions& options) const {
-  const HeatResult<T>& r = result_;
-  const std::string text = fmt::format(
+std::string HeatRun<T>::own_closing() const {
+  const HeatResult<T>& r = this->result_;
+  return fmt::format(
       "t = {:.6e}: amplitude exact {:.12f}, scheme {:.12f}; max error {:.6e} (predicted from "
       "the scheme's amplification factor {:.6e}), rms error {:.6e}\n",
       r.final_time, r.amplitude_exact, r.amplitude_scheme, r.error_max, r.predicted_error_max,
       r.error_rms);
-  return text + times_lines(summary_, options) + figures().line() + "\n";
 }
 
 template <class T>
-void HeatRun<T>::add_to(nlohmann::json& results, const ReportOptions& options) const {
-  add_step_results(results, summary_, figures(), options);
-  const HeatConfig& c = settings_.config;
-  const HeatResult<T>& r = result_;
+void HeatRun<T>::add_own(nlohmann::json& results) const {
+  const HeatConfig& c = this->settings_.config;
+  const HeatResult<T>& r = this->result_;
   results["heat3d"] = {{"cells", {c.cells[0], c.cells[1], c.cells[2]}},
                        {"nu", c.nu},
                        {"mode", c.mode},

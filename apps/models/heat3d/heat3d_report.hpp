@@ -28,24 +28,18 @@ struct HeatSettings {
 
 //! What a heat3d run returned, with how it ran.
 template <class T>
-class HeatRun final : public ModelResult {
+class HeatRun final : public SteppedRun<HeatSettings, HeatResult<T>> {
  public:
-  HeatRun(HeatSettings settings, StepSummary summary, HeatResult<T> result)
-      : settings_(std::move(settings)), summary_(std::move(summary)), result_(std::move(result)) {}
-
-  [[nodiscard]] std::string report(const ReportOptions& options) const override;
-  [[nodiscard]] std::string closing(const ReportOptions& options) const override;
-  void add_to(nlohmann::json& results, const ReportOptions& options) const override;
-  [[nodiscard]] const StepTimes* times() const override { return &result_.times; }
-  [[nodiscard]] GlobalField field() const override { return std::span<const T>(result_.field); }
+  using SteppedRun<HeatSettings, HeatResult<T>>::SteppedRun;
 
   //! The benchmark line's figures: the common ones, then the errors.
-  [[nodiscard]] Figures figures() const;
+  [[nodiscard]] Figures figures() const override;
 
  private:
-  HeatSettings settings_;
-  StepSummary summary_;
-  HeatResult<T> result_;
+  [[nodiscard]] std::string opening() const override;
+  //! The amplitudes and the errors against the exact solution at the end.
+  [[nodiscard]] std::string own_closing() const override;
+  void add_own(nlohmann::json& results) const override;
 };
 
 }  // namespace haloflow::models

@@ -26,8 +26,8 @@ struct HeatCoefficients {
 //! this rank spans alone and `box` spans its owned x range; each new value of the first and last
 //! columns is also written into the ghost across the box (its periodic image), where the next
 //! step reads it, so no copy of the x faces is needed between steps
-//! (ExchangeOptions::self_left_to_kernels). A copy of an x face touches a cache line per cell (35
-//! us of a 651 us step at 512^3 with the y and z faces); here the image lands in a line that the
+//! (ExchangeOptions::self_left_to_kernels). A copy of an x face touches a cache line per cell (a
+//! measurable share of the step: docs/benchmarks.md); here the image lands in a line that the
 //! row's other cells write anyway. The ghosts must hold the images before the first step.
 template <class T>
 using HeatKernel = KernelRef<CellBox, bool, HeatCoefficients<T>, const T*, T*>;
@@ -37,10 +37,8 @@ using HeatKernel = KernelRef<CellBox, bool, HeatCoefficients<T>, const T*, T*>;
 template <class T>
 HeatKernel<T> heat_kernel(bool x_images);
 
-//! The walk's block shape, rows and run: the fastest measured at 512^3 double on an H200 (blocks
-//! of 128 x 2 threads, 2 rows and 4 planes per thread: 611.2 us, 83.5 % of cudaMemcpy's
-//! bandwidth; one row per thread at best 624.4 us (64 x 4 blocks), four rows 624.5 us, runs of 8
-//! planes and more 5 to 25 % slower; tools/heat-kernel-lab.cu, docs/benchmarks.md).
+//! The walk's block shape, rows and run: the fastest of tools/heat-kernel-lab.cu's shapes at 512^3
+//! double on an H200 (the times of each: docs/benchmarks.md).
 inline constexpr unsigned kHeatBlockWidth = 128;
 inline constexpr unsigned kHeatBlockThreads = 256;
 inline constexpr int kHeatRowsPerThread = 2;

@@ -162,11 +162,17 @@ JacobiFrameSteps jacobi_frame_steps(const JacobiConfig& config, const Coord3& pr
   return result;
 }
 
-template <class T>
-JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) {
+namespace {
+
+const JacobiConfig& validated(const JacobiConfig& config) {
   validate(config);
-  const CartesianDecomposition grid = decompose(config, communicator);
-  const JacobiFrameSteps frame_steps = jacobi_frame_steps(config, grid.process_grid());
+  return config;
+}
+
+//! The frames' two-step fit, refused when the case asks for two steps a frame where they do not
+//! fit the process grid.
+JacobiFrameSteps checked_frame_steps(const JacobiConfig& config, const Coord3& process_grid) {
+  const JacobiFrameSteps frame_steps = jacobi_frame_steps(config, process_grid);
   if (frame_steps.steps == 2 && !frame_steps.thin.empty()) {
     throw Error(fmt::format(
         "jacobi2d steps_per_frame: 2 is not allowed on this process grid: two steps a frame fill "
@@ -174,125 +180,106 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
         "they fit, else one)",
         frame_steps.thin));
   }
-  const bool two_steps = frame_steps.steps == 2;
-  const HaloPlan halo =
-      two_steps ? make_halo_plan(grid, kTwoSteps, 2, 1) : make_halo_plan(grid, kStar, 1, 1);
-  const FieldLayout& layout = halo.layout;
-  const Backend backend = backend_of(config.run.executor);
-  const auto bytes = static_cast<std::size_t>(layout.field_elements()) * sizeof(T);
-  const Box update = update_box(grid, layout);
-  const kernels::FixedColumns fixed = fixed_columns(grid, layout);
-  const jacobi::Sweeps sweeps =
-      jacobi::plan_sweeps(split_update(update, layout, kStar), layout, config, 1, fixed);
-  jacobi::Buffers buffers(bytes, sweeps, backend);
-  const std::vector<T> initial = initial_values<T>(config, grid, layout);
-  const auto load_initial = [&] {
-    buffers.a.upload(initial.data(), bytes);
-    buffers.b.upload(initial.data(), bytes);
-  };
-  load_initial();
-  HaloExchange<T> exchange(halo, communicator, {{buffers.a.as<T>()}, {buffers.b.as<T>()}}, backend,
-                           {.timeout = config.run.exchange_timeout,
-                            .transport = config.run.transport,
-                            .self_on_device = config.run.self_on_device,
-                            .name = "halo"});
-  // Each kind of frame built, instantiated and patched once for both field sets (set 0 reads a
-  // and writes a_new, set 1 the other way round; each frame moves the field to the other set),
-  // so that no step patches anything: one step, one step with the norm's nodes (steps without
-  // the norm pay nothing for it), and with two steps a frame the two-step sweeps take.
-  const auto kind_index = [](jacobi::FrameKind kind) { return static_cast<std::size_t>(kind); };
-  std::vector<std::array<Frame, 2>> frames;
-  const auto build_both = [&](jacobi::FrameKind kind, const jacobi::Sweeps& kind_sweeps) {
-    frames.push_back({build_frame(kind, 0, exchange, kind_sweeps, buffers, config),
-                      build_frame(kind, 1, exchange, kind_sweeps, buffers, config)});
-  };
-  build_both(jacobi::FrameKind::step, sweeps);
-  build_both(jacobi::FrameKind::step_with_norm, sweeps);
-  if (two_steps) {
-    build_both(
-        jacobi::FrameKind::two_steps,
-        jacobi::plan_sweeps(split_update(update, layout, kTwoSteps), layout, config, 2, fixed));
-  }
-  std::size_t current = 0;  // the field set holding the field: 0 a, 1 a_new
-  int done_steps = 0;       // steps launched since the start (or the restart)
+  return frame_steps;
+}
 
-  JacobiResult<T> result;
-  result.process_grid = grid.process_grid();
-  result.bytes_per_step = 2.0 * static_cast<double>(config.nx) * static_cast<double>(config.ny) *
-                          static_cast<double>(sizeof(T));
-  // The steps whose norm frames were launched and whose logged sums the host has not read.
-  std::vector<int> logged_steps;
-  const auto wait_all = [&] {
-    for (auto& pair : frames) {
-      for (Frame& frame : pair) frame.wait();
+//! A jacobi2d run's state on this rank: both arrays, the exchange, every kind of frame for both
+//! field sets, and the norms logged on the device and read back in batches.
+template <class T>
+class JacobiStepping final : public SteppingState {
+ public:
+  JacobiStepping(const JacobiConfig& config, MPI_Comm communicator)
+      : config_(validated(config)),
+        communicator_(communicator),
+        grid_(decompose(config, communicator)),
+        two_steps_(checked_frame_steps(config, grid_.process_grid()).steps == 2),
+        halo_(two_steps_ ? make_halo_plan(grid_, kTwoSteps, 2, 1)
+                         : make_halo_plan(grid_, kStar, 1, 1)),
+        layout_(halo_.layout),
+        bytes_(static_cast<std::size_t>(layout_.field_elements()) * sizeof(T)),
+        update_(update_box(grid_, layout_)),
+        fixed_(fixed_columns(grid_, layout_)),
+        sweeps_(
+            jacobi::plan_sweeps(split_update(update_, layout_, kStar), layout_, config, 1, fixed_)),
+        buffers_(bytes_, sweeps_, backend_of(config.run.executor)),
+        initial_(uploaded(initial_values<T>(config, grid_, layout_))),
+        exchange_(halo_, communicator,
+                  {{buffers_.a.template as<T>()}, {buffers_.b.template as<T>()}},
+                  backend_of(config.run.executor),
+                  {.timeout = config.run.exchange_timeout,
+                   .transport = config.run.transport,
+                   .self_on_device = config.run.self_on_device,
+                   .name = "halo"}),
+        owned_(layout_.owned_box()),
+        owned_bytes_(static_cast<std::size_t>(owned_.volume()) * sizeof(T)) {
+    // Each kind of frame built, instantiated and patched once for both field sets (set 0 reads a
+    // and writes a_new, set 1 the other way round; each frame moves the field to the other set),
+    // so that no step patches anything: one step, one step with the norm's nodes (steps without
+    // the norm pay nothing for it), and with two steps a frame the two-step sweeps take.
+    const auto build_both = [&](jacobi::FrameKind kind, const jacobi::Sweeps& kind_sweeps) {
+      frames_.push_back({build_frame(kind, 0, exchange_, kind_sweeps, buffers_, config_),
+                         build_frame(kind, 1, exchange_, kind_sweeps, buffers_, config_)});
+    };
+    build_both(jacobi::FrameKind::step, sweeps_);
+    build_both(jacobi::FrameKind::step_with_norm, sweeps_);
+    if (two_steps_) {
+      build_both(jacobi::FrameKind::two_steps,
+                 jacobi::plan_sweeps(split_update(update_, layout_, kTwoSteps), layout_, config_, 2,
+                                     fixed_));
     }
-  };
-  // Reads the logged sums (after the frames that wrote them), reduces them over the ranks in one
-  // MPI_Allreduce, and empties the log. Collective: every rank logs the same steps.
-  const auto read_norms = [&] {
-    if (logged_steps.empty()) return;
-    wait_all();
-    const auto count = static_cast<std::size_t>(*buffers.samples());
-    if (count != logged_steps.size()) {
-      throw Error(fmt::format("jacobi2d norm log: {} sums logged for {} norm steps", count,
-                              logged_steps.size()));
-    }
-    std::vector<double> totals(count);
-    BoundedCollectives(communicator, config.run.exchange_timeout)
-        .allreduce(buffers.values(), totals.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM,
-                   fmt::format("jacobi2d norms of steps {} to {}", logged_steps.front(),
-                               logged_steps.back()));
-    for (std::size_t k = 0; k < count; ++k) {
-      result.norms.push_back({logged_steps[k], std::sqrt(totals[k])});
-    }
-    logged_steps.clear();
-    *buffers.samples() = 0;
-  };
-  std::size_t norms_sampled = 0;  // the norms RunOptions::sample has been given
-  const auto norm_due = [&](int step, int steps) {
-    return config.norm_every > 0 && (step % config.norm_every == 0 || step == steps - 1);
-  };
-  StepHooks hooks;
-  hooks.step = [&](int step, int steps, int most, CUstream_st* stream) {
+  }
+
+  int step(int step, int steps, int most, CUstream_st* stream) override {
     const bool norm = norm_due(step, steps);
-    const bool pair = two_steps && !norm && most >= 2 && !norm_due(step + 1, steps);
+    const bool pair = two_steps_ && !norm && most >= 2 && !norm_due(step + 1, steps);
     const jacobi::FrameKind kind = pair   ? jacobi::FrameKind::two_steps
                                    : norm ? jacobi::FrameKind::step_with_norm
                                           : jacobi::FrameKind::step;
-    if (norm && logged_steps.size() == jacobi::kNormLogCapacity) read_norms();
-    frames[kind_index(kind)][current].launch(stream);
-    current ^= 1U;
-    if (norm) logged_steps.push_back(step);
+    if (norm && logged_steps_.size() == jacobi::kNormLogCapacity) read_norms();
+    frames_[kind_index(kind)][current_].launch(stream);
+    current_ ^= 1U;
+    if (norm) logged_steps_.push_back(step);
     const int taken = pair ? 2 : 1;
-    done_steps = step + taken;
+    done_steps_ = step + taken;
     return taken;
-  };
-  hooks.settle = [&] {
+  }
+
+  void settle() override {
     wait_all();
     read_norms();
-  };
-  // The frame the steady state runs most (without the norm).
-  hooks.step_plan =
-      &frames[kind_index(two_steps ? jacobi::FrameKind::two_steps : jacobi::FrameKind::step)][0]
-           .plan();
-  for (auto& pair : frames) {
-    for (Frame& frame : pair) hooks.frames.push_back(&frame);
   }
-  hooks.reset = [&] {
+
+  void reset() override {
     load_initial();
-    current = 0;
-    done_steps = 0;
-    result.norms.clear();
-    norms_sampled = 0;
-    logged_steps.clear();
-    *buffers.samples() = 0;
-  };
+    current_ = 0;
+    done_steps_ = 0;
+    forget_norms();
+  }
+
+  std::vector<Frame*> frames() override {
+    std::vector<Frame*> all;
+    for (auto& pair : frames_) {
+      for (Frame& frame : pair) all.push_back(&frame);
+    }
+    return all;
+  }
+
+  // The frame the steady state runs most (without the norm).
+  [[nodiscard]] const FramePlan* step_plan() const override {
+    return &frames_[kind_index(two_steps_ ? jacobi::FrameKind::two_steps : jacobi::FrameKind::step)]
+                   [0]
+                       .plan();
+  }
+
+  [[nodiscard]] Coord3 process_grid() const override { return grid_.process_grid(); }
+
+  [[nodiscard]] bool has_field() const override { return true; }
+
   // The reference's grid points: x = i / (nx - 1) over all nx columns, y = row / (ny - 1) for
   // the computed rows 1 to ny-2; y is periodic (row ny-1 is row 1 again). No physical time.
-  hooks.output = [&](int done) {
-    const Buffer& field = current == 0 ? buffers.a : buffers.b;
-    const double hx = 1.0 / static_cast<double>(config.nx - 1);
-    const double hy = 1.0 / static_cast<double>(config.ny - 1);
+  void output(int done) override {
+    const double hx = 1.0 / static_cast<double>(config_.nx - 1);
+    const double hy = 1.0 / static_cast<double>(config_.ny - 1);
     OwnedField out{.step = done,
                    .time = static_cast<double>(done),
                    .steady = true,
@@ -302,78 +289,177 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
                    .spacing = {hx, hy, 1},
                    .periodic = {false, true, false}};
     for (std::size_t axis = 0; axis < 3; ++axis) {
-      out.global_samples[axis] = grid.spec().global_cells[axis];
-      out.offset[axis] = grid.global_offset()[axis];
-      out.samples[axis] = layout.owned[axis];
+      out.global_samples[axis] = grid_.spec().global_cells[axis];
+      out.offset[axis] = grid_.global_offset()[axis];
+      out.samples[axis] = layout_.owned[axis];
     }
     FieldArray a{.name = "a", .units = "dimensionless"};
-    for (const T value : owned_values<T>(field, layout)) {
+    for (const T value : owned_values<T>(current_field(), layout_)) {
       a.values.push_back(static_cast<double>(value));
     }
     out.arrays.push_back(std::move(a));
-    config.run.output(out);
-  };
+    config_.run.tell().field(out);
+  }
+
   // The norms read so far go out as they are read: the steps that report one wait for it.
-  hooks.sample = [&](int done) {
+  void sample(int done) override {
     const int step = done - 1;  // the step just launched
-    const int every = std::max(config.run.sample_every, 1);
-    const bool norm_step = config.norm_every > 0 && step % config.norm_every == 0;
-    if (config.norm_every == 0 || (done != config.run.steps && !(norm_step && step % every == 0))) {
+    const int every = std::max(config_.run.sample_every, 1);
+    const bool norm_step = config_.norm_every > 0 && step % config_.norm_every == 0;
+    if (config_.norm_every == 0 ||
+        (done != config_.run.steps && !(norm_step && step % every == 0))) {
       return;
     }
     wait_all();
     read_norms();
-    for (; norms_sampled < result.norms.size(); ++norms_sampled) {
-      const NormSample& norm = result.norms[norms_sampled];
-      config.run.sample({.step = norm.step, .norm = norm.value});
+    for (; norms_sampled_ < norms_.size(); ++norms_sampled_) {
+      const NormSample& norm = norms_[norms_sampled_];
+      config_.run.tell().sample({.step = norm.step, .norm = norm.value});
     }
-  };
-  hooks.process_grid = grid.process_grid();
+  }
+
+  [[nodiscard]] bool saves_state() const override { return true; }
+
   // A checkpoint after n steps holds the field in its first array when n is even, in its second
   // when n is odd, whatever frames took the steps (a two-step frame moves the field to the other
   // set once for two steps), and of each array the owned cells only (x fastest), not the ghosts,
   // whose depth depends on the steps a frame takes: so it restarts the same under either
   // steps_per_frame. The ghosts are filled by the exchange before any sweep reads them; the
   // ghosts no exchange fills (beyond the fixed columns) are never read and start at zero.
-  const Box owned = layout.owned_box();
-  const auto owned_bytes = static_cast<std::size_t>(owned.volume()) * sizeof(T);
-  hooks.save = [&] {
-    std::vector<unsigned char> state(2 * owned_bytes);
-    const bool swapped = current != static_cast<std::size_t>(done_steps % 2);
-    const std::vector<T> first = owned_values<T>(swapped ? buffers.b : buffers.a, layout);
-    const std::vector<T> second = owned_values<T>(swapped ? buffers.a : buffers.b, layout);
-    std::memcpy(state.data(), first.data(), owned_bytes);
-    std::memcpy(state.data() + owned_bytes, second.data(), owned_bytes);
+  std::vector<unsigned char> save() override {
+    std::vector<unsigned char> state(2 * owned_bytes_);
+    const bool swapped = current_ != static_cast<std::size_t>(done_steps_ % 2);
+    const std::vector<T> first = owned_values<T>(swapped ? buffers_.b : buffers_.a, layout_);
+    const std::vector<T> second = owned_values<T>(swapped ? buffers_.a : buffers_.b, layout_);
+    std::memcpy(state.data(), first.data(), owned_bytes_);
+    std::memcpy(state.data() + owned_bytes_, second.data(), owned_bytes_);
     return state;
-  };
-  hooks.load = [&](const std::vector<unsigned char>& state) {
-    check_state_size("jacobi2d", state.size(), 2 * owned_bytes);
-    const auto upload_owned = [&](Buffer& field, const unsigned char* from) {
-      std::vector<T> values(static_cast<std::size_t>(layout.field_elements()), T(0));
-      std::size_t next = 0;
-      for (std::int64_t j = owned.lo[1]; j < owned.hi[1]; ++j) {
-        for (std::int64_t i = owned.lo[0]; i < owned.hi[0]; ++i, ++next) {
-          std::memcpy(&values[static_cast<std::size_t>(layout.offset(i, j, 0))],
-                      from + next * sizeof(T), sizeof(T));
-        }
-      }
-      field.upload(values.data(), bytes);
-    };
-    upload_owned(buffers.a, state.data());
-    upload_owned(buffers.b, state.data() + owned_bytes);
-    done_steps = config.run.restart_step;
-    current = static_cast<std::size_t>(done_steps % 2);
-    result.norms.clear();
-    norms_sampled = 0;
-    logged_steps.clear();
-    *buffers.samples() = 0;
-  };
-  result.times = run_timed_steps(config.run, communicator, hooks);
-  if (config.run.gather) {
-    const Buffer& last = current == 0 ? buffers.a : buffers.b;
-    result.field = gather_global<T>(last, layout, grid,
-                                    BoundedCollectives(communicator, config.run.exchange_timeout));
   }
+
+  void restart_at(int step, const std::vector<unsigned char>& state) override {
+    check_state_size("jacobi2d", state.size(), 2 * owned_bytes_);
+    upload_owned(buffers_.a, state.data());
+    upload_owned(buffers_.b, state.data() + owned_bytes_);
+    done_steps_ = step;
+    current_ = static_cast<std::size_t>(done_steps_ % 2);
+    forget_norms();
+  }
+
+  //! The norms read by the end of the run (after settle()).
+  [[nodiscard]] const std::vector<NormSample>& norms() const { return norms_; }
+
+  //! Rank 0: the computed rows' owned cells of the whole grid (collective).
+  [[nodiscard]] std::vector<T> gather() const {
+    return gather_global<T>(current_field(), layout_, grid_,
+                            BoundedCollectives(communicator_, config_.run.exchange_timeout));
+  }
+
+ private:
+  static std::size_t kind_index(jacobi::FrameKind kind) { return static_cast<std::size_t>(kind); }
+
+  [[nodiscard]] const Buffer& current_field() const {
+    return current_ == 0 ? buffers_.a : buffers_.b;
+  }
+
+  void load_initial() {
+    buffers_.a.upload(initial_.data(), bytes_);
+    buffers_.b.upload(initial_.data(), bytes_);
+  }
+
+  //! `initial` loaded into both arrays, returned.
+  std::vector<T> uploaded(std::vector<T> initial) {
+    buffers_.a.upload(initial.data(), bytes_);
+    buffers_.b.upload(initial.data(), bytes_);
+    return initial;
+  }
+
+  void wait_all() {
+    for (auto& pair : frames_) {
+      for (Frame& frame : pair) frame.wait();
+    }
+  }
+
+  [[nodiscard]] bool norm_due(int step, int steps) const {
+    return config_.norm_every > 0 && (step % config_.norm_every == 0 || step == steps - 1);
+  }
+
+  // Reads the logged sums (after the frames that wrote them), reduces them over the ranks in one
+  // MPI_Allreduce, and empties the log. Collective: every rank logs the same steps.
+  void read_norms() {
+    if (logged_steps_.empty()) return;
+    wait_all();
+    const auto count = static_cast<std::size_t>(*buffers_.samples());
+    if (count != logged_steps_.size()) {
+      throw Error(fmt::format("jacobi2d norm log: {} sums logged for {} norm steps", count,
+                              logged_steps_.size()));
+    }
+    std::vector<double> totals(count);
+    BoundedCollectives(communicator_, config_.run.exchange_timeout)
+        .allreduce(buffers_.values(), totals.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM,
+                   fmt::format("jacobi2d norms of steps {} to {}", logged_steps_.front(),
+                               logged_steps_.back()));
+    for (std::size_t k = 0; k < count; ++k) {
+      norms_.push_back({logged_steps_[k], std::sqrt(totals[k])});
+    }
+    logged_steps_.clear();
+    *buffers_.samples() = 0;
+  }
+
+  void forget_norms() {
+    norms_.clear();
+    norms_sampled_ = 0;
+    logged_steps_.clear();
+    *buffers_.samples() = 0;
+  }
+
+  void upload_owned(Buffer& field, const unsigned char* from) {
+    std::vector<T> values(static_cast<std::size_t>(layout_.field_elements()), T(0));
+    std::size_t next = 0;
+    for (std::int64_t j = owned_.lo[1]; j < owned_.hi[1]; ++j) {
+      for (std::int64_t i = owned_.lo[0]; i < owned_.hi[0]; ++i, ++next) {
+        std::memcpy(&values[static_cast<std::size_t>(layout_.offset(i, j, 0))],
+                    from + next * sizeof(T), sizeof(T));
+      }
+    }
+    field.upload(values.data(), bytes_);
+  }
+
+  const JacobiConfig& config_;
+  MPI_Comm communicator_;
+  const CartesianDecomposition grid_;
+  const bool two_steps_;
+  const HaloPlan halo_;
+  const FieldLayout& layout_;
+  const std::size_t bytes_;
+  const Box update_;
+  const kernels::FixedColumns fixed_;
+  const jacobi::Sweeps sweeps_;
+  jacobi::Buffers buffers_;
+  const std::vector<T> initial_;
+  HaloExchange<T> exchange_;
+  const Box owned_;
+  const std::size_t owned_bytes_;
+  std::vector<std::array<Frame, 2>> frames_;
+  std::size_t current_ = 0;  // the field set holding the field: 0 a, 1 a_new
+  int done_steps_ = 0;       // steps launched since the start (or the restart)
+  std::vector<NormSample> norms_;
+  // The steps whose norm frames were launched and whose logged sums the host has not read.
+  std::vector<int> logged_steps_;
+  std::size_t norms_sampled_ = 0;  // the norms RunListener::sample has been given
+};
+
+}  // namespace
+
+template <class T>
+JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) {
+  JacobiStepping<T> state(config, communicator);
+  JacobiResult<T> result;
+  result.process_grid = state.process_grid();
+  result.bytes_per_step = 2.0 * static_cast<double>(config.nx) * static_cast<double>(config.ny) *
+                          static_cast<double>(sizeof(T));
+  result.times = run_timed_steps(config.run, communicator, state);
+  result.norms = state.norms();
+  if (config.run.gather) result.field = state.gather();
   return result;
 }
 

@@ -50,14 +50,11 @@ struct NormSample {
   double value = 0;  //!< sqrt of the global sum of (a_new - a)^2 over the computed cells
 };
 
+//! bytes_per_step: what one step must move, read a + write a_new: 2 nx ny sizeof(T) (the whole
+//! arrays, as the reference counts them).
 template <class T>
-struct JacobiResult {
-  Coord3 process_grid{1, 1, 1};
+struct JacobiResult : StepMeasures {
   std::vector<NormSample> norms;
-  StepTimes times;
-  //! What one step must move, read a + write a_new: 2 nx ny sizeof(T) (the whole arrays, as the
-  //! reference counts them).
-  double bytes_per_step = 0;
   //! Rank 0, with `run.gather`: the computed rows' owned cells, nx x (ny-2), x fastest (reference
   //! rows 1 to ny-2).
   std::vector<T> field;

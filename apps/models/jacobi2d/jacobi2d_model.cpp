@@ -63,11 +63,10 @@ class Jacobi2dModel final : public Model {
     }
   }
 
-  [[nodiscard]] bool steps_in_time() const override { return true; }
-  [[nodiscard]] Index3 field_shape() const override {
-    return {settings_.config.nx, settings_.config.ny - 2, 1};  // the computed rows
+  [[nodiscard]] RunShape run_shape() const override {
+    return {.default_steps = 1000,
+            .field_samples = {settings_.config.nx, settings_.config.ny - 2, 1}};  // computed rows
   }
-  [[nodiscard]] int default_steps() const override { return 1000; }
 
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     const JacobiConfig& c = settings_.config;
@@ -151,8 +150,8 @@ class Jacobi2dModel final : public Model {
     config.run = options;
     // The norm lines as the norms come: the steps that print one wait for it.
     config.run.sample_every = settings_.print_every;
-    say_as_the_run_goes(
-        config.run,
+    SpokenRun spoken(
+        options.tell(),
         [this, summary](const Coord3& grid) mutable {
           summary.process_grid = grid;
           return jacobi_header(settings_, summary);
@@ -160,8 +159,9 @@ class Jacobi2dModel final : public Model {
         [this, steps = options.steps](const StepSample& sample) -> std::optional<std::string> {
           if (!sample.norm) return std::nullopt;
           return jacobi_norm_line(settings_, steps, {.step = sample.step, .value = *sample.norm});
-        });
-    if (settings_.print_every <= 0 || config.norm_every <= 0) config.run.sample = nullptr;
+        },
+        settings_.print_every > 0 && config.norm_every > 0);
+    config.run.listener = &spoken;
     JacobiResult<T> result = run_jacobi2d<T>(config, communicator);
     take_measurements(summary, result);
     return std::make_unique<JacobiRun<T>>(settings_, std::move(summary), std::move(result));

@@ -31,32 +31,31 @@ std::optional<std::string> jacobi_norm_line(const JacobiSettings& settings, int 
 
 template <class T>
 Figures JacobiRun<T>::figures() const {
-  Figures figures = step_figures(summary_);
-  if (!result_.norms.empty()) figures.add("final_norm", result_.norms.back().value, "{:.9e}");
+  Figures figures = step_figures(this->summary_);
+  const JacobiResult<T>& r = this->result_;
+  if (!r.norms.empty()) figures.add("final_norm", r.norms.back().value, "{:.9e}");
   return figures;
 }
 
 template <class T>
-std::string JacobiRun<T>::report(const ReportOptions& options) const {
-  std::string text = jacobi_header(settings_, summary_);
-  for (const NormSample& sample : result_.norms) {
-    if (const auto line = jacobi_norm_line(settings_, summary_.steps, sample)) text += *line;
+std::string JacobiRun<T>::opening() const {
+  std::string text = jacobi_header(this->settings_, this->summary_);
+  for (const NormSample& sample : this->result_.norms) {
+    if (const auto line = jacobi_norm_line(this->settings_, this->summary_.steps, sample)) {
+      text += *line;
+    }
   }
-  return text + closing(options);
+  return text;
 }
 
 template <class T>
-std::string JacobiRun<T>::closing(const ReportOptions& options) const {
-  return times_lines(summary_, options) + figures().line() + "\n";
-}
-
-template <class T>
-void JacobiRun<T>::add_to(nlohmann::json& results, const ReportOptions& options) const {
-  add_step_results(results, summary_, figures(), options);
-  const JacobiConfig& c = settings_.config;
+void JacobiRun<T>::add_own(nlohmann::json& results) const {
+  const JacobiSettings& settings = this->settings_;
+  const JacobiResult<T>& result = this->result_;
+  const JacobiConfig& c = settings.config;
   nlohmann::json steps = nlohmann::json::array();
   nlohmann::json norms = nlohmann::json::array();
-  for (const NormSample& sample : result_.norms) {
+  for (const NormSample& sample : result.norms) {
     steps.push_back(sample.step);
     norms.push_back(sample.value);
   }
@@ -67,11 +66,11 @@ void JacobiRun<T>::add_to(nlohmann::json& results, const ReportOptions& options)
       {"rows_computed", c.ny - 2},
       {"split", c.split == 2 ? "2d" : "1d"},
       {"norm_every", c.norm_every},
-      {"print_every", settings_.print_every},
+      {"print_every", settings.print_every},
       {"norm_steps", std::move(steps)},
       {"norms", std::move(norms)},
       {"final_norm",
-       result_.norms.empty() ? nlohmann::json() : nlohmann::json(result_.norms.back().value)}};
+       result.norms.empty() ? nlohmann::json() : nlohmann::json(result.norms.back().value)}};
 }
 
 template class JacobiRun<float>;

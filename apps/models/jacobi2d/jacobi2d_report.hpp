@@ -29,24 +29,17 @@ struct JacobiSettings {
 
 //! What a jacobi2d run returned, with how it ran.
 template <class T>
-class JacobiRun final : public ModelResult {
+class JacobiRun final : public SteppedRun<JacobiSettings, JacobiResult<T>> {
  public:
-  JacobiRun(JacobiSettings settings, StepSummary summary, JacobiResult<T> result)
-      : settings_(std::move(settings)), summary_(std::move(summary)), result_(std::move(result)) {}
-
-  [[nodiscard]] std::string report(const ReportOptions& options) const override;
-  [[nodiscard]] std::string closing(const ReportOptions& options) const override;
-  void add_to(nlohmann::json& results, const ReportOptions& options) const override;
-  [[nodiscard]] const StepTimes* times() const override { return &result_.times; }
-  [[nodiscard]] GlobalField field() const override { return std::span<const T>(result_.field); }
+  using SteppedRun<JacobiSettings, JacobiResult<T>>::SteppedRun;
 
   //! The benchmark line's figures: the common ones, then final_norm.
-  [[nodiscard]] Figures figures() const;
+  [[nodiscard]] Figures figures() const override;
 
  private:
-  JacobiSettings settings_;
-  StepSummary summary_;
-  JacobiResult<T> result_;
+  //! The header and the norm lines.
+  [[nodiscard]] std::string opening() const override;
+  void add_own(nlohmann::json& results) const override;
 };
 
 }  // namespace haloflow::models

@@ -96,8 +96,7 @@ __global__ void jacobi_rows(CellBox box, const T* __restrict__ a, T* __restrict_
 //! around it; at a fixed column it is `a` itself. Lanes beyond the ring's right column load
 //! nothing and take part in the shuffles only. Eight blocks an SM (32 registers) and the walk not
 //! unrolled: the fastest of tools/jacobi-two-step-lab.cu's variants on an H200 at every size
-//! (4096^2: 25.1 us a step, against 30.4 with 40 registers and 4x unrolled, what nvcc chose
-//! alone; unrolled 4x in 32 registers it spills, 31.5).
+//! (the times: docs/benchmarks.md).
 template <class T, RowOrder kOrder = RowOrder::alternating, int kBlocksPerSm = 8, int kUnroll = 1>
 __global__ void __launch_bounds__(256, kBlocksPerSm)
     jacobi_two_rows(CellBox box, const T* __restrict__ a, T* __restrict__ a_new,
@@ -279,8 +278,8 @@ void jacobi_rows_on_host(const LaunchShape& shape, CellBox box, const T* a, T* a
 
 //! The finishing reduction's blocks and their threads: enough blocks that the sweeps' partials
 //! (one per block of 2048 cells: 131072 at 16384^2, 1 MiB) are read in one round of loads per
-//! thread, not one SM's sixteen (one block took 13.5 us, 32 blocks 10 us,
-//! tools/jacobi-norm-lab.cu).
+//! thread, not one SM's sixteen (measured faster with tools/jacobi-norm-lab.cu; the times:
+//! docs/benchmarks.md).
 inline constexpr unsigned kNormFinishBlocks = 128;
 inline constexpr unsigned kNormFinishThreads = 256;
 

@@ -113,13 +113,13 @@ class SeedTrial {
 std::vector<ExecutorReport> measure_seed(const SeedCase& seed,
                                          const std::vector<ExecutorKind>& executors,
                                          const FrameProgress& progress, const FrameOptions& options,
-                                         StepObserver* observer) {
+                                         RunListener* listener) {
   // GPU executors take turns step by step, so a change in the machine's state (clocks, the
   // host's load) lands on all of them alike; the host executor, far slower, runs alone.
   std::vector<std::unique_ptr<SeedTrial>> trials;
   for (const auto kind : executors)
     trials.push_back(std::make_unique<SeedTrial>(seed, kind, options));
-  if (observer != nullptr && !trials.empty()) observer->frames_ready({&trials.front()->frame()});
+  if (listener != nullptr && !trials.empty()) listener->frames_built({&trials.front()->frame()});
   const auto hosts = std::count(executors.begin(), executors.end(), ExecutorKind::host);
   const long gpu_frames = hosts == static_cast<std::ptrdiff_t>(executors.size())
                               ? 0

@@ -32,13 +32,13 @@ struct ExecutorReport {
 //! communication chain alone, interleaved, and checks the grid against a host reference. GPU
 //! executors take turns frame by frame; the host executor runs `host_frames` alone.
 //! Called after each measured or warm-up frame step with the frames done and the total.
-//! `observer` is shown the first executor's full frame before any frame runs (--dot).
+//! `listener` is shown the first executor's full frame before any frame runs (--dot).
 using FrameProgress = std::function<void(long done, long total)>;
 std::vector<ExecutorReport> measure_seed(const SeedCase& seed,
                                          const std::vector<ExecutorKind>& executors,
                                          const FrameProgress& progress = {},
                                          const FrameOptions& options = {},
-                                         StepObserver* observer = nullptr);
+                                         RunListener* listener = nullptr);
 ExecutorReport measure_seed(const SeedCase& seed, ExecutorKind executor,
                             const FrameOptions& options = {});
 

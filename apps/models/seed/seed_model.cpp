@@ -70,6 +70,30 @@ class SeedSteps final : public ModelResult {
   StepTimes times_;
 };
 
+//! The seed's frame stepped as a solver steps it: its fluxes patched before each launch.
+class SeedStepping final : public SteppingState {
+ public:
+  SeedStepping(const SeedCase& seed, const RunOptions& options)
+      : seed_(seed),
+        seed_frame_(build_seed_frame(seed, backend_of(options.executor))),
+        frame_(seed_frame_.plan, options.executor, options.frame_options()) {}
+
+  int step(int /*step*/, int /*steps*/, int /*most*/, CUstream_st* stream) override {
+    patch_seed_fluxes(seed_, seed_frame_, frame_);
+    frame_.launch(stream);
+    return 1;
+  }
+  void settle() override { frame_.wait(); }
+  void reset() override {}  // the fluxes only apply sin() again: nothing to set back
+  std::vector<Frame*> frames() override { return {&frame_}; }
+  [[nodiscard]] const FramePlan* step_plan() const override { return &frame_.plan(); }
+
+ private:
+  const SeedCase& seed_;
+  SeedFrame seed_frame_;
+  Frame frame_;
+};
+
 class SeedModel final : public Model {
  public:
   [[nodiscard]] std::string_view name() const override { return "seed"; }
@@ -80,12 +104,16 @@ class SeedModel final : public Model {
     read_seed_section(fields, section, seed_);
   }
 
-  [[nodiscard]] bool steps_in_time() const override { return false; }
-  [[nodiscard]] std::vector<std::string> own_run_keys() const override { return seed_run_keys(); }
+  // It measures frames, every executor by default, and writes no field.
+  [[nodiscard]] RunShape run_shape() const override {
+    return {.steps_in_time = false,
+            .own_run_keys = seed_run_keys(),
+            .length_keys = {"frames", "host_frames"},
+            .default_executor = "all"};
+  }
   void read_run(JsonFields& fields, const nlohmann::json& run) override {
     read_seed_run(fields, run, seed_);
   }
-  [[nodiscard]] std::string default_executor() const override { return "all"; }
 
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     if (limits.ranks != 1) {
@@ -129,9 +157,6 @@ class SeedModel final : public Model {
   [[nodiscard]] std::string length(int /*steps*/) const override {
     return fmt::format("{} frames", seed_.frames);
   }
-  [[nodiscard]] std::vector<std::string> length_keys() const override {
-    return {"frames", "host_frames"};
-  }
 
   [[nodiscard]] std::vector<ExecutorKind> all_executors(bool have_gpu) const override {
     std::vector<ExecutorKind> chosen;
@@ -145,30 +170,20 @@ class SeedModel final : public Model {
   [[nodiscard]] std::unique_ptr<ModelResult> run(const RunRequest& request,
                                                  MPI_Comm /*communicator*/) const override {
     const RunOptions first = request.options(0);
+    const bool progress_wanted = first.wants().progress;
     const auto progress = [&](long done, long total) {
-      if (first.progress) first.progress(static_cast<int>(done), static_cast<int>(total));
+      if (progress_wanted) first.tell().progress(static_cast<int>(done), static_cast<int>(total));
     };
     return std::make_unique<SeedMeasurement>(
         seed_,
-        measure_seed(seed_, request.executors, progress, first.frame_options(), first.observer));
+        measure_seed(seed_, request.executors, progress, first.frame_options(), first.listener));
   }
 
   [[nodiscard]] std::unique_ptr<ModelResult> run_steps(const RunOptions& options,
                                                        MPI_Comm communicator) const override {
-    SeedFrame seed_frame = build_seed_frame(seed_, backend_of(options.executor));
-    Frame frame(seed_frame.plan, options.executor, options.frame_options());
-    StepHooks hooks;
-    hooks.step = [&](int /*step*/, int /*steps*/, int /*most*/, CUstream_st* stream) {
-      patch_seed_fluxes(seed_, seed_frame, frame);
-      frame.launch(stream);
-      return 1;
-    };
-    hooks.settle = [&] { frame.wait(); };
-    hooks.reset = [] {};  // the fluxes only apply sin() again: nothing to set back
-    hooks.step_plan = &frame.plan();
-    hooks.frames = {&frame};
+    SeedStepping stepping(seed_, options);
     return std::make_unique<SeedSteps>(options.executor,
-                                       run_timed_steps(options, communicator, hooks));
+                                       run_timed_steps(options, communicator, stepping));
   }
 
   [[nodiscard]] Stepping replay_length(ExecutorKind executor,

@@ -13,14 +13,16 @@ StepSummary summary_before_run(std::string model, std::string precision, const R
                                MPI_Comm communicator, int dimensions, std::string what_moves) {
   int ranks = 1;
   HALOFLOW_MPI(MPI_Comm_size(communicator, &ranks), model);
-  return {.model = std::move(model),
-          .precision = std::move(precision),
-          .executor = options.executor,
-          .ranks = ranks,
-          .steps = options.steps,
-          .warmup = options.warmup,
-          .dimensions = dimensions,
-          .what_moves = std::move(what_moves)};
+  StepSummary summary;
+  summary.model = std::move(model);
+  summary.precision = std::move(precision);
+  summary.executor = options.executor;
+  summary.ranks = ranks;
+  summary.steps = options.steps;
+  summary.warmup = options.warmup;
+  summary.dimensions = dimensions;
+  summary.what_moves = std::move(what_moves);
+  return summary;
 }
 
 std::string describe_run(const StepSummary& run) {
@@ -90,15 +92,51 @@ nlohmann::json run_json(const StepSummary& run, const ReportOptions& options) {
            copy > 0 ? nlohmann::json(bandwidth / run.ranks / copy) : nlohmann::json()}};
 }
 
-void say_as_the_run_goes(RunOptions& run, std::function<std::string(const Coord3&)> header,
-                         std::function<std::optional<std::string>(const StepSample&)> line) {
-  if (!run.say) return;
-  run.started = [say = run.say, header = std::move(header)](const Coord3& grid) {
-    say(header(grid));
-  };
-  run.sample = [say = run.say, line = std::move(line)](const StepSample& sample) {
-    if (const auto text = line(sample)) say(*text);
-  };
+SpokenRun::SpokenRun(RunListener& command, Header header, Line line, bool samples)
+    : command_(command), header_(std::move(header)), line_(std::move(line)), samples_(samples) {}
+
+RunListener::Wants SpokenRun::wants() const {
+  Wants wants = command_.wants();
+  wants.samples = wants.lines && samples_;
+  return wants;
+}
+
+void SpokenRun::frames_built(const std::vector<Frame*>& frames) {
+  command_.frames_built(frames);
+}
+
+void SpokenRun::frame_begins(int frame) {
+  command_.frame_begins(frame);
+}
+
+void SpokenRun::frame_ends(int frame) {
+  command_.frame_ends(frame);
+}
+
+void SpokenRun::started(const Coord3& process_grid) {
+  command_.started(process_grid);
+  if (command_.wants().lines) command_.say(header_(process_grid));
+}
+
+void SpokenRun::field(const OwnedField& field) {
+  command_.field(field);
+}
+
+void SpokenRun::sample(const StepSample& sample) {
+  command_.sample(sample);
+  if (const auto text = line_(sample)) command_.say(*text);
+}
+
+void SpokenRun::say(const std::string& line) {
+  command_.say(line);
+}
+
+void SpokenRun::checkpoint(int done, const std::vector<unsigned char>& state) {
+  command_.checkpoint(done, state);
+}
+
+void SpokenRun::progress(int done, int steps) {
+  command_.progress(done, steps);
 }
 
 Figures step_figures(const StepSummary& run) {

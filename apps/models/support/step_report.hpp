@@ -18,19 +18,16 @@
 
 namespace haloflow::models {
 
-//! A stepping model's run as its report describes it.
-struct StepSummary {
+//! A stepping model's run as its report describes it: how it ran, and what it measured.
+struct StepSummary : StepMeasures {
   std::string model;      //!< "jacobi2d"
   std::string precision;  //!< "float" or "double"
   ExecutorKind executor = ExecutorKind::host;
   int ranks = 1;
-  int steps = 0;   //!< the steps asked for
-  int warmup = 0;  //!< the warm-up steps run first
-  Coord3 process_grid{1, 1, 1};
-  int dimensions = 2;         //!< axes of the process grid shown
-  StepTimes times;            //!< what the timed steps took
-  double bytes_per_step = 0;  //!< what one step must move
-  std::string what_moves;     //!< those bytes in words ("read a + write a_new")
+  int steps = 0;           //!< the steps asked for
+  int warmup = 0;          //!< the warm-up steps run first
+  int dimensions = 2;      //!< axes of the process grid shown
+  std::string what_moves;  //!< the bytes a step moves in words ("read a + write a_new")
 };
 
 //! What a run's summary holds before it starts: `model`, `precision`, the executor, steps and
@@ -41,11 +38,8 @@ struct StepSummary {
                                              int dimensions, std::string what_moves);
 
 //! Fills in what the run measured: a model result's process grid, step times and bytes per step.
-template <class Result>
-void take_measurements(StepSummary& summary, const Result& result) {
-  summary.process_grid = result.process_grid;
-  summary.times = result.times;
-  summary.bytes_per_step = result.bytes_per_step;
+inline void take_measurements(StepSummary& summary, const StepMeasures& measured) {
+  static_cast<StepMeasures&>(summary) = measured;
 }
 
 //! "float, 2 ranks as 1 x 2, host executor, 100 steps (0 warm-up)".
@@ -73,14 +67,77 @@ void add_step_results(nlohmann::json& results, const StepSummary& run, const Fig
 //! executor, 0 (none) for the host executor or when none was measured.
 [[nodiscard]] double comparable_bandwidth(const StepSummary& run, const ReportOptions& options);
 
-//! When `run.say` is set: `run.started` says header(process grid) and `run.sample` says
-//! line(sample) whenever that gives a line. Otherwise leaves both unset.
-void say_as_the_run_goes(RunOptions& run, std::function<std::string(const Coord3&)> header,
-                         std::function<std::optional<std::string>(const StepSample&)> line);
+//! A stepping model's lines said as the run goes, through the command's listener: when that wants
+//! lines, started() says header(process grid) and sample() says line(sample) whenever that gives
+//! a line (and samples are asked for only then, and only when `samples`); everything else passes
+//! through to it.
+class SpokenRun final : public RunListener {
+ public:
+  using Header = std::function<std::string(const Coord3& process_grid)>;
+  using Line = std::function<std::optional<std::string>(const StepSample& sample)>;
+  SpokenRun(RunListener& command, Header header, Line line, bool samples = true);
+
+  [[nodiscard]] Wants wants() const override;
+  void frames_built(const std::vector<Frame*>& frames) override;
+  void frame_begins(int frame) override;
+  void frame_ends(int frame) override;
+  void started(const Coord3& process_grid) override;
+  void field(const OwnedField& field) override;
+  void sample(const StepSample& sample) override;
+  void say(const std::string& line) override;
+  void checkpoint(int done, const std::vector<unsigned char>& state) override;
+  void progress(int done, int steps) override;
+
+ private:
+  RunListener& command_;
+  Header header_;
+  Line line_;
+  bool samples_;
+};
 
 //! The per-step percentiles in microseconds, as results.json holds them.
 [[nodiscard]] nlohmann::json step_percentiles_us(const StepTimes& times);
 //! The overlap measurement in microseconds, as results.json holds it.
 [[nodiscard]] nlohmann::json overlap_us(const OverlapTimes& overlap);
+
+//! What a stepping model's run returned, with how it ran: the model's settings, its StepSummary
+//! and its typed result. Every stepping model shows it alike (its header and per-step lines, its
+//! own closing lines, the times, the benchmark line; results.json's common entries, then its
+//! section); a model says only its own parts.
+template <class Settings, class Result>
+class SteppedRun : public ModelResult {
+ public:
+  SteppedRun(Settings settings, StepSummary summary, Result result)
+      : settings_(std::move(settings)), summary_(std::move(summary)), result_(std::move(result)) {}
+
+  [[nodiscard]] std::string report(const ReportOptions& options) const final {
+    return opening() + closing(options);
+  }
+  [[nodiscard]] std::string closing(const ReportOptions& options) const final {
+    return own_closing() + times_lines(summary_, options) + figures().line() + "\n";
+  }
+  void add_to(nlohmann::json& results, const ReportOptions& options) const final {
+    add_step_results(results, summary_, figures(), options);
+    add_own(results);
+  }
+  [[nodiscard]] const StepTimes* times() const final { return &result_.times; }
+  [[nodiscard]] GlobalField field() const final {
+    return std::span<const typename decltype(Result::field)::value_type>(result_.field);
+  }
+  //! The benchmark line's figures: the common ones (step_figures), then the model's.
+  [[nodiscard]] virtual Figures figures() const = 0;
+
+ protected:
+  //! The report's header and the lines it says as the run goes.
+  [[nodiscard]] virtual std::string opening() const = 0;
+  //! The model's lines before the times (its errors, its clock); none by default.
+  [[nodiscard]] virtual std::string own_closing() const { return {}; }
+  //! The model's own section of results.json.
+  virtual void add_own(nlohmann::json& results) const = 0;
+
+  Settings settings_;
+  StepSummary summary_;
+  Result result_;
+};
 
 }  // namespace haloflow::models

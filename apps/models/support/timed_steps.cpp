@@ -63,49 +63,52 @@ int frame_steps(int taken, int most) {
 
 }  // namespace
 
-StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const StepHooks& hooks) {
+StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, SteppingState& model) {
   // One stream for the warm-up and the timed steps: a frame's last launch stream must outlive
   // the run (settle() waits on it).
   const bool restart = run.restart_step > 0;
-  if (restart && (!hooks.load || run.restart_step > run.steps)) {
+  if (restart && (!model.saves_state() || run.restart_step > run.steps)) {
     throw Error(fmt::format("restart after step {}: not possible for a run of {} steps{}",
                             run.restart_step, run.steps,
-                            hooks.load ? "" : " (this model cannot restart)"));
+                            model.saves_state() ? "" : " (this model cannot restart)"));
   }
   const int first = restart ? run.restart_step : 0;
   const BoundedCollectives collectives(communicator, run.exchange_timeout);
   StepClock clock(backend_of(run.executor), run.steps - first);
   OverlapTimes overlap;
-  if (run.measure_overlap && hooks.step_plan != nullptr && run.executor != ExecutorKind::host) {
-    overlap = measure_overlap(*hooks.step_plan, run.executor, std::max(run.overlap_rounds, 1),
-                              collectives);
+  const FramePlan* step_plan = model.step_plan();
+  if (run.measure_overlap && step_plan != nullptr && run.executor != ExecutorKind::host) {
+    overlap =
+        measure_overlap(*step_plan, run.executor, std::max(run.overlap_rounds, 1), collectives);
   }
-  if (run.observer != nullptr) run.observer->frames_ready(hooks.frames);
-  if (run.frames_built) run.frames_built(hooks.frames);
+  RunListener& listener = run.tell();
+  const RunListener::Wants wants = run.wants();
+  listener.frames_built(model.frames());
   if (restart) {
-    hooks.load(run.restart_state);
+    model.restart_at(run.restart_step, run.restart_state);
   } else if (run.warmup > 0 || overlap.measured) {
     for (int step = 0; step < run.warmup;) {
       const int most = run.warmup - step;
-      step += frame_steps(hooks.step(step, run.warmup, most, clock.stream()), most);
+      step += frame_steps(model.step(step, run.warmup, most, clock.stream()), most);
     }
     clock.synchronize();
-    hooks.settle();
-    hooks.reset();
+    model.settle();
+    model.reset();
   }
-  if (run.started) run.started(hooks.process_grid);
-  if (run.output && hooks.output) hooks.output(first);
+  listener.started(model.process_grid());
+  const bool outputs_field = wants.fields && model.has_field();
+  if (outputs_field) model.output(first);
   collectives.barrier("starting the timed steps");
   const auto start = std::chrono::steady_clock::now();
   const int every = std::max(run.progress_every, 1);
   int reported = first;
   const auto report_progress = [&] {
     const int finished = first + clock.finished();
-    if (finished > reported) run.progress(finished, run.steps);
+    if (finished > reported) listener.progress(finished, run.steps);
     reported = std::max(reported, finished);
   };
-  const bool checkpoints = run.checkpoint && hooks.save && run.checkpoint_every > 0;
-  const bool outputs = run.output && hooks.output && run.output_every > 0;
+  const bool checkpoints = wants.checkpoints && model.saves_state() && run.checkpoint_every > 0;
+  const bool outputs = outputs_field && run.output_every > 0;
   // A stop on a signal is agreed between frames (stop_signals.hpp); none when nobody asked.
   std::optional<StopAgreement> stopper;
   if (run.stop_on_signal) stopper.emplace(communicator, run.exchange_timeout);
@@ -118,37 +121,37 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
       next = std::min(next, (step / run.checkpoint_every + 1) * run.checkpoint_every);
     if (outputs) next = std::min(next, (step / run.output_every + 1) * run.output_every);
     clock.mark(step - first);
-    if (run.observer != nullptr) run.observer->frame_begins(frame);
+    if (wants.every_frame) listener.frame_begins(frame);
     const int taken =
-        frame_steps(hooks.step(step, run.steps, next - step, clock.stream()), next - step);
-    if (run.observer != nullptr) {
+        frame_steps(model.step(step, run.steps, next - step, clock.stream()), next - step);
+    if (wants.every_frame) {
       clock.synchronize();
-      hooks.settle();
-      run.observer->frame_ends(frame);
+      model.settle();
+      listener.frame_ends(frame);
     }
     const int done = step + taken;
-    if (run.sample && hooks.sample) hooks.sample(done);
-    if (run.progress) {
+    if (wants.samples) model.sample(done);
+    if (wants.progress) {
       if (done / every > step / every || done == run.steps) clock.note_launched(done - first);
       report_progress();
     }
     if (checkpoints && done % run.checkpoint_every == 0) {
       clock.synchronize();
-      hooks.settle();
-      run.checkpoint(done, hooks.save());
+      model.settle();
+      listener.checkpoint(done, model.save());
     }
-    if (run.output && hooks.output &&
+    if (outputs_field &&
         (done == run.steps || (run.output_every > 0 && done % run.output_every == 0))) {
       clock.synchronize();
-      hooks.settle();
-      hooks.output(done);
+      model.settle();
+      model.output(done);
     }
     step = done;
     ++frame;
     if (stopper) {
       if (const int signal = stopper->stop_now(frame - 1); signal != 0 && step < run.steps) {
         clock.synchronize();
-        hooks.settle();
+        model.settle();
         throw Interrupted(signal, step, run.steps);
       }
     }
@@ -156,16 +159,16 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, const St
   if (stopper) stopper->finish();
   clock.mark(step - first);
   clock.synchronize();
-  hooks.settle();
+  model.settle();
   const double total =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (run.progress) report_progress();
+  if (wants.progress) report_progress();
   // The per-step times of the steps that advanced the state only: a step that does nothing
   // (after an end time) takes no time worth a percentile.
   std::vector<double> seconds = clock.step_seconds();
   int timed = step - first;
-  if (hooks.steps_advanced) {
-    timed = std::clamp(hooks.steps_advanced() - first, 0, timed);
+  if (const std::optional<int> advanced = model.steps_advanced()) {
+    timed = std::clamp(*advanced - first, 0, timed);
     if (static_cast<std::size_t>(timed) < seconds.size()) {
       seconds.resize(static_cast<std::size_t>(timed));
     }
