@@ -30,6 +30,7 @@
 #include "haloflow/trace_report.hpp"
 #include "haloflow/trace_writers.hpp"
 #include "haloflow/version.hpp"
+#include "haloflow/walls.hpp"
 #include "haloflow/xml_text.hpp"
 
 #if defined(__CUDACC__)
