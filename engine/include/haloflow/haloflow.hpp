@@ -19,6 +19,7 @@
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/kernel.hpp"
 #include "haloflow/launch.hpp"
+#include "haloflow/launch_stream.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/nvtx.hpp"
 #include "haloflow/overlap.hpp"
