@@ -78,16 +78,10 @@ KernelRef<std::size_t, WallSegments, WallFields<T>> wall_kernel();
 //! \throws Error for no field or more than kWallFields, a rules count that is neither 1 nor the
 //! fields', a null field, axes not 0 or 1, or a reflecting rule on a rank that owns fewer cells
 //! than the ghost width along a wall's axis, each message naming the field, value and limit.
+//! Defined for T = float and double.
 template <class T>
 void add_wall_node(FramePlan& plan, NodeOptions options, const HaloPlan& halo,
                    std::span<T* const> fields, std::span<const FieldWall> rules,
                    Coord3 axes = {1, 1, 1});
-
-extern template void add_wall_node<float>(FramePlan&, NodeOptions, const HaloPlan&,
-                                          std::span<float* const>, std::span<const FieldWall>,
-                                          Coord3);
-extern template void add_wall_node<double>(FramePlan&, NodeOptions, const HaloPlan&,
-                                           std::span<double* const>, std::span<const FieldWall>,
-                                           Coord3);
 
 }  // namespace haloflow
