@@ -52,6 +52,24 @@ void check_radius(const Stencil& stencil, int ghost_width) {
   }
 }
 
+bool is_unit(int value) {
+  return value == 0 || value == 1;
+}
+
+void check_axes(const Stencil& stencil, int dimensions) {
+  const Coord3& axes = stencil.axes;
+  bool reads_active = false;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (axis < dimensions && axes[axis] == 1) reads_active = true;
+  }
+  if (!is_unit(axes[0]) || !is_unit(axes[1]) || !is_unit(axes[2]) || !reads_active) {
+    throw Error(fmt::format(
+        "Stencil.axes: {{{}, {}, {}}} is not allowed; expected 0 or 1 per axis and 1 on at least "
+        "one active axis (the first {})",
+        axes[0], axes[1], axes[2], dimensions));
+  }
+}
+
 // The send and receive ranges [lo, hi) on one axis for a direction component `step`: the last or
 // first g owned layers go out, the ghost layers on that side come in; 0 means the owned range.
 struct AxisRanges {
@@ -70,12 +88,14 @@ AxisRanges axis_ranges(std::int64_t owned, std::int64_t g, int step) {
 HaloPlan make_halo_plan(const CartesianDecomposition& grid, const Stencil& stencil, int ghost_width,
                         int fields) {
   check_radius(stencil, ghost_width);
+  const auto& spec = grid.spec();
+  const int dimensions = spec.dimensions;
+  check_axes(stencil, dimensions);
   if (fields < 1) {
     throw Error(fmt::format("fields: {} is not allowed; expected at least 1", fields));
   }
-  const auto& spec = grid.spec();
-  const int dimensions = spec.dimensions;
   for (int axis = 0; axis < dimensions; ++axis) {
+    if (stencil.axes[axis] == 0) continue;  // not read: no ghosts travel along it
     const int ranks = spec.process_grid[axis];
     const bool has_neighbours = ranks > 1 || spec.boundary[axis] == Boundary::periodic;
     // The smallest share on the axis, so that every rank refuses the same plan.
@@ -94,6 +114,18 @@ HaloPlan make_halo_plan(const CartesianDecomposition& grid, const Stencil& stenc
                             .dimensions = dimensions,
                             .fields = fields};
   const Index3 owned = plan.layout.owned;
+  // The ghosts beyond a face with no neighbour: the ghost layers along its axis, the owned range
+  // along the others.
+  const auto wall_ghosts = [&](const Coord3& direction) {
+    Box ghosts = plan.layout.owned_box();
+    for (int axis = 0; axis < dimensions; ++axis) {
+      if (direction[axis] == 0) continue;
+      const auto ranges = axis_ranges(owned[axis], ghost_width, direction[axis]);
+      ghosts.lo[axis] = ranges.receive.first;
+      ghosts.hi[axis] = ranges.receive.second;
+    }
+    return ghosts;
+  };
   // Increasing direction_code: x varies fastest.
   for (int dz = -1; dz <= 1; ++dz) {
     for (int dy = -1; dy <= 1; ++dy) {
@@ -101,15 +133,20 @@ HaloPlan make_halo_plan(const CartesianDecomposition& grid, const Stencil& stenc
         const Coord3 direction{dx, dy, dz};
         int moving = 0;
         bool inactive_step = false;
+        bool unread_step = false;
         for (int axis = 0; axis < 3; ++axis) {
           if (direction[axis] == 0) continue;
           ++moving;
           if (axis >= dimensions) inactive_step = true;
+          if (stencil.axes[axis] == 0) unread_step = true;
         }
         if (moving == 0 || inactive_step) continue;
-        if (stencil.shape == StencilShape::star && moving > 1) continue;
         const std::optional<int> peer = grid.neighbour(direction);
-        if (!peer) continue;
+        if (moving == 1 && !peer) {
+          plan.walls.push_back(WallFace{.direction = direction, .ghosts = wall_ghosts(direction)});
+        }
+        if (stencil.shape == StencilShape::star && moving > 1) continue;
+        if (unread_step || !peer) continue;
 
         HaloMessage message{.direction = direction, .peer = *peer};
         for (int axis = 0; axis < 3; ++axis) {
@@ -139,11 +176,13 @@ HaloPlan make_halo_plan(const CartesianDecomposition& grid, const Stencil& stenc
 
 CellSplit split_owned_cells(const FieldLayout& layout, const Stencil& stencil) {
   check_radius(stencil, layout.ghost_width);
+  check_axes(stencil, layout.dimensions);
   const Box owned = layout.owned_box();
   // The interior range per active axis, kept inside the owned range even when the rank is
   // thinner than 2r (then the interior is empty and the slabs cover everything).
   Box inner = owned;
   for (int axis = 0; axis < layout.dimensions && axis < 3; ++axis) {
+    if (stencil.axes[axis] == 0) continue;  // read along no other cell: nothing to wait for
     inner.lo[axis] = std::min(owned.lo[axis] + stencil.radius, owned.hi[axis]);
     inner.hi[axis] = std::max(inner.lo[axis], owned.hi[axis] - stencil.radius);
   }

@@ -4,9 +4,10 @@
 //
 // Storage: four perturbation fields (density, rho u, rho w, rho theta), each laid out as haloflow's
 // FieldLayout with two ghost layers on both axes: x fastest, owned cells at [2, n+2). The x ghosts
-// come from the neighbouring ranks (haloflow's exchange, periodic); the z ghosts are solid walls
-// that a kernel of ours fills; on the rank at x = 0 the injection case overwrites part of its west
-// ghosts with an inflow after the exchange.
+// come from the neighbouring ranks (haloflow's exchange, periodic); the z ghosts are solid walls:
+// haloflow's wall node fills those of density, rho w and rho theta, a kernel of ours those of
+// rho u (no generic rule covers it); on the rank at x = 0 the injection case overwrites part of its
+// west ghosts with an inflow after the exchange.
 //
 // Every kernel is a per-cell operation (haloflow/per_cell.cuh), so the host executor runs the same
 // frames on the CPU as the graph executor runs on the GPU.
@@ -191,30 +192,21 @@ struct Update {
   }
 };
 
-// The walls at z = 0 and z = zlen for the owned columns of `s` (s.nk == 1): two ghost rows on
-// each side mirror the nearest owned row; no vertical momentum; horizontal momentum scaled by
-// the background density so that the velocity is mirrored.
-struct Walls {
+// The walls at z = 0 and z = zlen: density and rho theta copy the nearest owned row, rho w is 0
+// (haloflow::add_wall_node, zero_gradient and fixed). Horizontal momentum, here for the owned
+// columns of `s` (s.nk == 1), is the nearest owned row's scaled by the background density, so
+// that the velocity is the nearest row's: a rule of this solver's, which no generic one covers.
+struct UWall {
   static HALOFLOW_HD void apply(std::size_t cell, Span s, Grid g, Background b, double* q) {
     const long x = s.i0 + static_cast<long>(cell) + kHalo;
     const long bottom = kHalo;          // first owned row
     const long top = g.nz + kHalo - 1;  // last owned row
+    double* f = q + kUmom * g.field + x;
     for (long ghost = 0; ghost < kHalo; ++ghost) {
       const long below = ghost;                 // rows 0, 1
       const long above = g.nz + kHalo + ghost;  // rows nz+2, nz+3
-      for (int v = 0; v < kVars; ++v) {
-        double* f = q + v * g.field + x;
-        if (v == kWmom) {
-          f[below * g.row] = 0;
-          f[above * g.row] = 0;
-        } else if (v == kUmom) {
-          f[below * g.row] = f[bottom * g.row] / b.dens_cell[bottom] * b.dens_cell[below];
-          f[above * g.row] = f[top * g.row] / b.dens_cell[top] * b.dens_cell[above];
-        } else {
-          f[below * g.row] = f[bottom * g.row];
-          f[above * g.row] = f[top * g.row];
-        }
-      }
+      f[below * g.row] = f[bottom * g.row] / b.dens_cell[bottom] * b.dens_cell[below];
+      f[above * g.row] = f[top * g.row] / b.dens_cell[top] * b.dens_cell[above];
     }
   }
 };
@@ -382,9 +374,10 @@ Result simulate(MPI_Comm comm, const Setup& setup, haloflow::ExecutorKind execut
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const haloflow::CartesianDecomposition grid(spec, ranks, rank);
-  // Two ghost layers; z has no neighbour, so only the two x faces travel.
-  const haloflow::HaloPlan halo =
-      haloflow::make_halo_plan(grid, {haloflow::StencilShape::star, 2}, 2, kVars);
+  // Two ghost layers, exchanged along x only: the z sweep reads across the walls, never across
+  // ranks. halo.walls has the two z faces (y is the second axis of haloflow's 2D grid).
+  const haloflow::HaloPlan halo = haloflow::make_halo_plan(
+      grid, {.shape = haloflow::StencilShape::star, .radius = 2, .axes = {1, 0, 0}}, 2, kVars);
   const haloflow::FieldLayout& layout = halo.layout;
   const long nx = layout.owned[0];
   const long nz = layout.owned[1];
@@ -521,7 +514,7 @@ Result simulate(MPI_Comm comm, const Setup& setup, haloflow::ExecutorKind execut
   const auto update =
       haloflow::per_cell_kernel<Update, Span, Grid, Background, int, double, const double*,
                                 const double*, const double*, double*>("update");
-  const auto walls = haloflow::per_cell_kernel<Walls, Span, Grid, Background, double*>("walls");
+  const auto u_wall = haloflow::per_cell_kernel<UWall, Span, Grid, Background, double*>("u_wall");
   const auto inflow = haloflow::per_cell_kernel<Inflow, Span, Grid, Background, double*>("inflow");
 
   // The three Runge-Kutta stages of one direction, each out = state + (fraction dt) rhs(forcing):
@@ -541,7 +534,6 @@ Result simulate(MPI_Comm comm, const Setup& setup, haloflow::ExecutorKind execut
   // One exchange per x stage (the stages exchange different buffers and must not share tags).
   std::vector<haloflow::HaloExchange<double>> exchanges;
   exchanges.reserve(3);
-  const bool gpu = executor != haloflow::ExecutorKind::host;
 
   // ---- the x frame: per stage, exchange -> (inflow) -> west/east fluxes; interior fluxes
   // meanwhile; then the update.
@@ -603,10 +595,22 @@ Result simulate(MPI_Comm comm, const Setup& setup, haloflow::ExecutorKind execut
     tag += std::to_string(s + 1);
     std::vector<std::string> after_previous;
     if (!previous.empty()) after_previous.push_back(previous);
+    // snippet-begin: walls
+    // The wall ghosts of density, rho w and rho theta: one node, whichever faces this rank has.
+    const std::vector<double*> walled{st.forcing + kDens * g.field, st.forcing + kWmom * g.field,
+                                      st.forcing + kRhot * g.field};
+    const std::vector<haloflow::FieldWall> rules{{.rule = haloflow::WallRule::zero_gradient},
+                                                 {.rule = haloflow::WallRule::fixed, .value = 0.},
+                                                 {.rule = haloflow::WallRule::zero_gradient}};
+    haloflow::add_wall_node<double>(
+        plan_z,
+        {.name = tag + ".walls", .lane = haloflow::Lane::communication, .after = after_previous},
+        halo, walled, rules, {0, 1, 0});
+    // snippet-end: walls
     const Span columns{0, 0, nx, 1};
     plan_z.add_kernel(
-        {.name = tag + ".walls", .lane = haloflow::Lane::communication, .after = after_previous},
-        walls, shape(columns, 128), cells(columns), columns, g, b, st.forcing);
+        {.name = tag + ".u_wall", .lane = haloflow::Lane::communication, .after = after_previous},
+        u_wall, shape(columns, 128), cells(columns), columns, g, b, st.forcing);
     const double dt0 = 1.;
     auto add_flux = [&](const std::string& name, const Span& span, haloflow::Lane lane,
                         std::vector<std::string> after) {
@@ -619,8 +623,10 @@ Result simulate(MPI_Comm comm, const Setup& setup, haloflow::ExecutorKind execut
       });
     };
     add_flux("flux_interior", {0, 2, nx, nz - 3}, haloflow::Lane::bulk, after_previous);
-    add_flux("flux_bottom", {0, 0, nx, 2}, haloflow::Lane::communication, {tag + ".walls"});
-    add_flux("flux_top", {0, nz - 1, nx, 2}, haloflow::Lane::communication, {tag + ".walls"});
+    add_flux("flux_bottom", {0, 0, nx, 2}, haloflow::Lane::communication,
+             {tag + ".walls", tag + ".u_wall"});
+    add_flux("flux_top", {0, nz - 1, nx, 2}, haloflow::Lane::communication,
+             {tag + ".walls", tag + ".u_wall"});
     const auto node = plan_z.add_kernel(
         {.name = tag + ".update",
          .after = {tag + ".flux_interior", tag + ".flux_bottom", tag + ".flux_top"}},
@@ -634,10 +640,9 @@ Result simulate(MPI_Comm comm, const Setup& setup, haloflow::ExecutorKind execut
   // snippet-begin: two-frames
   haloflow::Frame frame_x(std::move(plan_x), executor);
   haloflow::Frame frame_z(std::move(plan_z), executor);
-  // Both frames go on one stream, so that they run in the order launched.
-  cudaStream_t stream = nullptr;
-  if (gpu && cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
-    throw haloflow::Error("miniweather: cudaStreamCreateWithFlags failed");
+  // Both frames go on one stream, so that they run in the order launched (no stream under the
+  // host executor, whose backend is cpu).
+  const haloflow::LaunchStream stream(backend, "miniweather steps");
 
   const double dt_full = std::min(dx, dz) / kMaxSpeed * kCfl;
   double dt_set = -1;
@@ -654,11 +659,11 @@ Result simulate(MPI_Comm comm, const Setup& setup, haloflow::ExecutorKind execut
       dt_set = dt;
     }
     if (x_first) {
-      frame_x.launch(stream);
-      frame_z.launch(stream);
+      frame_x.launch(stream.get());
+      frame_z.launch(stream.get());
     } else {
-      frame_z.launch(stream);
-      frame_x.launch(stream);
+      frame_z.launch(stream.get());
+      frame_x.launch(stream.get());
     }
     x_first = !x_first;
     etime += dt;
@@ -673,7 +678,6 @@ Result simulate(MPI_Comm comm, const Setup& setup, haloflow::ExecutorKind execut
   // snippet-end: two-frames
   const auto stop = std::chrono::steady_clock::now();
   result.seconds = std::chrono::duration<double>(stop - start).count();
-  if (stream != nullptr) cudaStreamDestroy(stream);
 
   state.download(host.data(), state.bytes());
   result.state = gather(comm, grid, owned_cells(host), setup.nx, setup.nz);

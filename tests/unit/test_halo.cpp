@@ -386,3 +386,135 @@ TEST_CASE("interior and boundary tile the owned cells; only the boundary reads g
   }
   CHECK(layouts == 3 * 6 * 2 * 6);
 }
+
+namespace {
+
+std::vector<Coord3> directions_of(const HaloPlan& plan) {
+  std::vector<Coord3> directions;
+  for (const auto& message : plan.messages) directions.push_back(message.direction);
+  return directions;
+}
+
+}  // namespace
+
+TEST_CASE("a stencil that reads along some axes only exchanges only their directions") {
+  // 2D, periodic, 2 x 2 ranks: an x sweep sends the two x faces, a y sweep the two y faces.
+  const DecompositionSpec flat{.dimensions = 2,
+                               .global_cells = {8, 6, 1},
+                               .process_grid = {2, 2, 1},
+                               .boundary = {Boundary::periodic, Boundary::periodic}};
+  const CartesianDecomposition grid2(flat, 4, 0);
+  const Stencil along_x{.shape = StencilShape::star, .radius = 2, .axes = {1, 0, 0}};
+  const auto x_plan = make_halo_plan(grid2, along_x, 2, 3);
+  CHECK(directions_of(x_plan) == std::vector<Coord3>{{-1, 0, 0}, {1, 0, 0}});
+  REQUIRE(x_plan.messages.size() == 2);
+  CHECK(x_plan.messages[1].send == Box{{4, 2, 0}, {6, 5, 1}});
+  CHECK(x_plan.messages[1].receive == Box{{6, 2, 0}, {8, 5, 1}});
+  CHECK(x_plan.send_elements == 3 * 2 * (2 * 3));
+  // A box stencil reading along y alone has no diagonals either.
+  const auto y_plan = make_halo_plan(grid2, {.shape = StencilShape::box, .axes = {0, 1, 0}}, 1, 1);
+  CHECK(directions_of(y_plan) == std::vector<Coord3>{{0, -1, 0}, {0, 1, 0}});
+  // Designated initialisers without axes keep meaning every axis.
+  CHECK(make_halo_plan(grid2, {StencilShape::star, 2}, 2, 1).messages.size() == 4);
+
+  // 3D, periodic, 2 x 2 x 2 ranks: a z sweep sends only the z faces, even with a box shape.
+  const DecompositionSpec cube{
+      .dimensions = 3,
+      .global_cells = {6, 6, 8},
+      .process_grid = {2, 2, 2},
+      .boundary = {Boundary::periodic, Boundary::periodic, Boundary::periodic}};
+  const CartesianDecomposition grid3(cube, 8, 0);
+  const auto z_plan = make_halo_plan(grid3, {.shape = StencilShape::box, .axes = {0, 0, 1}}, 1, 2);
+  CHECK(directions_of(z_plan) == std::vector<Coord3>{{0, 0, -1}, {0, 0, 1}});
+  CHECK(z_plan.messages[0].receive == Box{{1, 1, 0}, {4, 4, 1}});
+  // x and z but not y: the x and z faces and the four x-z edges.
+  const auto xz_plan = make_halo_plan(grid3, {.shape = StencilShape::box, .axes = {1, 0, 1}}, 1, 1);
+  CHECK(directions_of(xz_plan) == std::vector<Coord3>{{-1, 0, -1},
+                                                      {0, 0, -1},
+                                                      {1, 0, -1},
+                                                      {-1, 0, 0},
+                                                      {1, 0, 0},
+                                                      {-1, 0, 1},
+                                                      {0, 0, 1},
+                                                      {1, 0, 1}});
+}
+
+TEST_CASE("the split of a stencil that reads along some axes only cuts only those axes") {
+  const FieldLayout flat{.owned = {8, 6, 1}, .ghost_width = 2, .dimensions = 2};
+  const auto x_split = split_owned_cells(flat, {.radius = 2, .axes = {1, 0, 0}});
+  CHECK(x_split.interior == Box{{4, 2, 0}, {8, 8, 1}});
+  REQUIRE(x_split.boundary.size() == 2);
+  CHECK(x_split.boundary[0] == Box{{2, 2, 0}, {4, 8, 1}});
+  CHECK(x_split.boundary[1] == Box{{8, 2, 0}, {10, 8, 1}});
+  const FieldLayout cube{.owned = {4, 5, 6}, .ghost_width = 1, .dimensions = 3};
+  const auto z_split = split_owned_cells(cube, {.shape = StencilShape::box, .axes = {0, 0, 1}});
+  CHECK(z_split.interior == Box{{1, 1, 2}, {5, 6, 6}});
+  REQUIRE(z_split.boundary.size() == 2);
+  CHECK(z_split.boundary[0] == Box{{1, 1, 1}, {5, 6, 2}});
+  CHECK(z_split.boundary[1] == Box{{1, 1, 6}, {5, 6, 7}});
+}
+
+TEST_CASE("stencil axes are refused unless 0 or 1 with a read active axis, naming the value") {
+  const DecompositionSpec spec{.dimensions = 2,
+                               .global_cells = {9, 7, 1},
+                               .process_grid = {2, 1, 1},
+                               .boundary = {Boundary::periodic, Boundary::periodic}};
+  CHECK(plan_message(spec, 2, 0, {.radius = 1, .axes = {0, 0, 0}}, 1) ==
+        "Stencil.axes: {0, 0, 0} is not allowed; expected 0 or 1 per axis and 1 on at least one "
+        "active axis (the first 2)");
+  // z is not an active axis of a 2D grid.
+  CHECK(plan_message(spec, 2, 0, {.radius = 1, .axes = {0, 0, 1}}, 1) ==
+        "Stencil.axes: {0, 0, 1} is not allowed; expected 0 or 1 per axis and 1 on at least one "
+        "active axis (the first 2)");
+  CHECK(plan_message(spec, 2, 0, {.radius = 1, .axes = {2, 1, 0}}, 1) ==
+        "Stencil.axes: {2, 1, 0} is not allowed; expected 0 or 1 per axis and 1 on at least one "
+        "active axis (the first 2)");
+  CHECK(plan_message(spec, 2, 0, {.radius = 1, .axes = {1, -1, 1}}, 1) ==
+        "Stencil.axes: {1, -1, 1} is not allowed; expected 0 or 1 per axis and 1 on at least one "
+        "active axis (the first 2)");
+  const FieldLayout layout{.owned = {4, 4, 1}, .ghost_width = 1, .dimensions = 2};
+  CHECK_THROWS_WITH_AS((void)split_owned_cells(layout, {.axes = {0, 0, 0}}),
+                       doctest::Contains("Stencil.axes: {0, 0, 0} is not allowed"), Error);
+  // The fewest-cells check looks at read axes only: 7 cells over 4 ranks along y is too thin
+  // for two ghost layers, unless the stencil reads along x alone.
+  const DecompositionSpec thin_y{.dimensions = 2,
+                                 .global_cells = {9, 7, 1},
+                                 .process_grid = {2, 4, 1},
+                                 .boundary = {Boundary::periodic, Boundary::periodic}};
+  CHECK(plan_message(thin_y, 8, 7, {.radius = 2, .axes = {1, 0, 0}}, 2) == "valid");
+  CHECK(plan_message(thin_y, 8, 7, {.radius = 2, .axes = {0, 1, 0}}, 2) ==
+        "ghost_width: 2 is not allowed; expected at most 1, the fewest cells a rank owns on axis 1 "
+        "(global_cells[1] = 7 over process_grid[1] = 4), which has neighbours");
+}
+
+TEST_CASE("walls: one per face without a neighbour, in direction order, ghosts without corners") {
+  // 2D, x periodic over 2 ranks, y walled and not split: every rank has the two y walls.
+  const DecompositionSpec channel{.dimensions = 2,
+                                  .global_cells = {8, 5, 1},
+                                  .process_grid = {2, 1, 1},
+                                  .boundary = {Boundary::periodic, Boundary::physical}};
+  const CartesianDecomposition grid(channel, 2, 1);
+  const auto plan = make_halo_plan(grid, {.radius = 2, .axes = {1, 0, 0}}, 2, 1);
+  REQUIRE(plan.walls.size() == 2);
+  CHECK(plan.walls[0].direction == Coord3{0, -1, 0});
+  CHECK(plan.walls[0].ghosts == Box{{2, 0, 0}, {6, 2, 1}});
+  CHECK(plan.walls[1].direction == Coord3{0, 1, 0});
+  CHECK(plan.walls[1].ghosts == Box{{2, 7, 0}, {6, 9, 1}});
+  // 3D, walled everywhere, 2 x 1 x 2 ranks: rank 1 (x high, z low) has walls -z, -y, +x, +y.
+  const DecompositionSpec box{
+      .dimensions = 3,
+      .global_cells = {6, 3, 4},
+      .process_grid = {2, 1, 2},
+      .boundary = {Boundary::physical, Boundary::physical, Boundary::physical}};
+  const CartesianDecomposition corner(box, 4, 1);
+  const auto walled = make_halo_plan(corner, {.shape = StencilShape::box}, 1, 1);
+  std::vector<Coord3> directions;
+  for (const auto& wall : walled.walls) directions.push_back(wall.direction);
+  CHECK(directions == std::vector<Coord3>{{0, 0, -1}, {0, -1, 0}, {1, 0, 0}, {0, 1, 0}});
+  CHECK(walled.walls[0].ghosts == Box{{1, 1, 0}, {4, 4, 1}});
+  CHECK(walled.walls[2].ghosts == Box{{4, 1, 1}, {5, 4, 3}});
+  // Fully periodic: no walls.
+  const DecompositionSpec loop{
+      .dimensions = 2, .global_cells = {4, 4, 1}, .process_grid = {1, 1, 1}};
+  CHECK(make_halo_plan(CartesianDecomposition(loop, 1, 0), {}, 1, 1).walls.empty());
+}

@@ -20,9 +20,16 @@ enum class StencilShape { star, box };
 
 //! \brief Which neighbouring cells a solver's update reads: it decides which directions are
 //! exchanged and how thick the boundary slabs are.
+//!
+//! `axes` makes an exchange per direction: a sweep along x (`{.shape = StencilShape::star,
+//! .radius = 2, .axes = {1, 0, 0}}`) reads no cell across y or z, so its plan has only the x
+//! faces and its interior is cut only along x.
 struct Stencil {
   StencilShape shape = StencilShape::star;  //!< faces only (star) or diagonals too (box)
-  int radius = 1;                           //!< cells read on each side
+  int radius = 1;                           //!< cells read on each side of every read axis
+  //! 1 on the axes the stencil reads across, 0 on the others; each 0 or 1, with 1 on at least
+  //! one active axis (axes beyond the decomposition's dimensions are ignored). Default: all.
+  Coord3 axes{1, 1, 1};
 };
 
 //! \brief Storage of one rank's fields: each field is its own array of (nx+2g)(ny+2g)(nz+2g)
@@ -65,30 +72,48 @@ struct HaloMessage {
   int receive_tag = 0;  //!< the tag the peer sends with: direction_code(-direction)
 };
 
+//! \brief One face of this rank at a physical boundary (the global edge of a `physical` axis):
+//! no neighbour fills its ghosts, the solver does (add_wall_node, haloflow/walls.hpp).
+struct WallFace {
+  Coord3 direction{0, 0, 0};  //!< out of the domain: one nonzero component, -1 or +1
+  //! The ghost cells beyond the face, in the local index space of FieldLayout: the ghost layers
+  //! on that side along the wall's axis ([0, g) or [g+n, n+2g)), the owned range along the other
+  //! active axes. Corners and edges (ghosts beyond two faces at once) are not included.
+  Box ghosts;
+};
+
 //! \brief Everything one rank needs to exchange its ghosts: its storage layout and one message
-//! per neighbour direction, packed back to back in one send and one receive buffer.
+//! per neighbour direction, packed back to back in one send and one receive buffer; and the
+//! faces where it has no neighbour.
 struct HaloPlan {
   FieldLayout layout;  //!< this rank's fields, with the plan's ghost width
   //! One per direction that has a neighbour, in increasing direction_code order.
   std::vector<HaloMessage> messages;
+  //! One per face of an active axis where this rank has no neighbour (a physical boundary), in
+  //! increasing direction_code order; whatever the stencil reads.
+  std::vector<WallFace> walls;
   std::int64_t send_elements = 0;     //!< total, for the one pinned send buffer
   std::int64_t receive_elements = 0;  //!< total, for the one pinned receive buffer
 };
 
 //! \brief The messages of this rank's exchange: the 2*dimensions faces for a star stencil, all
-//! 3^dimensions - 1 directions for a box stencil, except those across a physical boundary. Each
-//! carries ghost_width layers. \throws Error when ghost_width < stencil.radius, radius < 1, fields
-//! < 1, or a rank owns fewer cells than the ghost width on an active axis that has neighbours (its
-//! ghost region would need cells from beyond the next rank), each message naming the field and
-//! value. The last check looks at the smallest share on the axis, so all ranks agree on it.
+//! 3^dimensions - 1 directions for a box stencil, except those across a physical boundary and
+//! those that step along an axis the stencil does not read (`Stencil::axes`). Each carries
+//! ghost_width layers. Also the plan's walls (HaloPlan::walls), whatever the stencil reads.
+//! \throws Error when ghost_width < stencil.radius, radius < 1, stencil.axes is not 0 or 1 per
+//! axis with 1 on an active axis, fields < 1, or a rank owns fewer cells than the ghost width on a
+//! read, active axis that has neighbours (its ghost region would need cells from beyond the next
+//! rank), each message naming the field and value. The last check looks at the smallest share on
+//! the axis, so all ranks agree on it.
 [[nodiscard]] HaloPlan make_halo_plan(const CartesianDecomposition& grid, const Stencil& stencil,
                                       int ghost_width, int fields);
 
 //! \brief Owned cells split by whether they can be updated before the ghosts arrive.
 //!
-//! Interior = owned cells whose stencil (radius r on active axes; for box stencils the corner
-//! cells too, which changes nothing for the box shape) reads no ghost cell, i.e. the owned box
-//! shrunk by r on each side of every active axis (empty if too thin). Boundary = the rest of the
+//! Interior = owned cells whose stencil (radius r on its read, active axes; for box stencils the
+//! corner cells too, which changes nothing for the box shape) reads no ghost cell, i.e. the owned
+//! box shrunk by r on each side of every active axis the stencil reads (`Stencil::axes`; empty if
+//! too thin). Boundary = the rest of the
 //! owned box as at most 2*dimensions disjoint boxes (slabs: x-low/x-high full in y,z; then y slabs
 //! limited to the interior x range; then z slabs limited to interior x and y ranges), omitting
 //! empty ones.
@@ -97,7 +122,8 @@ struct CellSplit {
   std::vector<Box> boundary;  //!< disjoint non-empty slabs; with interior they tile the owned box
 };
 
-//! \throws Error when stencil.radius < 1 or exceeds layout.ghost_width.
+//! \throws Error when stencil.radius < 1 or exceeds layout.ghost_width, or for stencil.axes as
+//! make_halo_plan refuses them.
 [[nodiscard]] CellSplit split_owned_cells(const FieldLayout& layout, const Stencil& stencil);
 
 //! \brief Splits any box `update` into the part inside `inner` (clamped into `update`) and up to

@@ -19,6 +19,7 @@
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/kernel.hpp"
 #include "haloflow/launch.hpp"
+#include "haloflow/launch_stream.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/nvtx.hpp"
 #include "haloflow/overlap.hpp"
@@ -30,6 +31,7 @@
 #include "haloflow/trace_report.hpp"
 #include "haloflow/trace_writers.hpp"
 #include "haloflow/version.hpp"
+#include "haloflow/walls.hpp"
 #include "haloflow/xml_text.hpp"
 
 #if defined(__CUDACC__)
