@@ -66,6 +66,21 @@ std::int64_t JsonFields::integer(const nlohmann::json& object, const std::string
   const auto* value = field(object, pointer);
   if (value == nullptr) return fallback;
   const auto allowed = fmt::format("an integer from {} to {}", minimum, maximum);
+  // A number with no fractional part is an integer, as JSON Schema's "integer" has it: 32.0 is
+  // 32 (a script that computes sizes writes it so). Checked against the bounds as a double first,
+  // so that 1e300 is refused by value rather than converted.
+  if (value->is_number_float()) {
+    const double number = value->get<double>();
+    // 2^63 is the first double past std::int64_t: the bound is compared with it, not with
+    // maximum rounded to a double (which may be 2^63 itself).
+    if (!std::isfinite(number) || number != std::floor(number) ||
+        number < static_cast<double>(minimum) || number >= std::ldexp(1.0, 63) ||
+        static_cast<std::int64_t>(number) > maximum) {
+      report(pointer, fmt::format("{} is not allowed; expected {}", shown(*value), allowed));
+      return fallback;
+    }
+    return static_cast<std::int64_t>(number);
+  }
   if (!value->is_number_integer()) {
     report(pointer, fmt::format("{} is not allowed; expected {}", shown(*value), allowed));
     return fallback;

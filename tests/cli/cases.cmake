@@ -172,3 +172,17 @@ haloflow_cli_test(cli_info_two_ranks RANKS 2
   COMMAND $<TARGET_FILE:haloflow> info
   LABELS host mpi TIMEOUT 60
   PASS_REGEX "thread level provided: MPI_THREAD_[A-Z]+, 2 rank")
+
+# Integers written as 32.0 are integers (JSON Schema's "integer" says so); 32.5 is refused by name.
+haloflow_cli_test(cli_validate_integral_floats
+  COMMAND haloflow validate ${test_cases}/jacobi2d_integral_floats.json --ranks 1 --memory-gib 16
+  PASS_REGEX "64 x 32")
+if(HALOFLOW_PYTHON3)  # the schema agrees (skipped, 77, without python3-jsonschema)
+  haloflow_cli_test(cli_validate_integral_floats_schema
+    COMMAND ${HALOFLOW_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/validate_schema.py
+            ${PROJECT_SOURCE_DIR}/json/schema/case.schema.json ${PROJECT_SOURCE_DIR}/json/cases
+            ${broken_manifest} --haloflow $<TARGET_FILE:haloflow> --good
+            ${test_cases}/jacobi2d_integral_floats.json
+    SKIP_RETURN_CODE 77 TIMEOUT 300
+    PASS_REGEX "validate_schema: [0-9]+ good, [0-9]+ broken, 0 failures")
+endif()

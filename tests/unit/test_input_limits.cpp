@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "haloflow/error.hpp"
@@ -86,6 +87,26 @@ TEST_CASE("strings and keys longer than the limit are refused, shown cut") {
   const std::string message = parse_error(long_key);
   CHECK(message.find(": a key of 5000 bytes") != std::string::npos);
   CHECK(message.size() < 400);
+}
+
+TEST_CASE("a number with no fractional part is an integer, as JSON Schema has it") {
+  const auto document = input::parse_json(
+      "{\"a\": 32.0, \"b\": 32.5, \"c\": 1e300, \"d\": -0.0, \"e\": 9.3e18, \"f\": 4096}",
+      "case.json");
+  input::JsonFields fields("case.json");
+  CHECK(fields.integer(document, "/a", 7, 1, 100) == 32);
+  CHECK(fields.integer(document, "/d", 7, -5, 5) == 0);
+  CHECK(fields.integer(document, "/f", 7, 1, 100000) == 4096);
+  CHECK(fields.problems().empty());
+  CHECK(fields.integer(document, "/b", 7, 1, 100) == 7);
+  CHECK(fields.integer(document, "/c", 7, 1, std::numeric_limits<std::int64_t>::max()) == 7);
+  CHECK(fields.integer(document, "/e", 7, 1, std::numeric_limits<std::int64_t>::max()) == 7);
+  CHECK(fields.integer(document, "/a", 7, 1, 31) == 7);
+  REQUIRE(fields.problems().size() == 4);
+  CHECK(fields.problems()[0] == "/b: 32.5 is not allowed; expected an integer from 1 to 100");
+  CHECK(fields.problems()[1].starts_with("/c: 1e+300 is not allowed; expected an integer"));
+  CHECK(fields.problems()[2].starts_with("/e: 9.3e+18 is not allowed; expected an integer"));
+  CHECK(fields.problems()[3] == "/a: 32.0 is not allowed; expected an integer from 1 to 31");
 }
 
 TEST_CASE("keys with control characters and slashes are escaped in pointers and messages") {
