@@ -148,6 +148,9 @@ struct Frame::State {
 
 Frame::Frame(FramePlan plan, ExecutorKind kind, FrameOptions options)
     : state_(std::make_unique<State>(std::move(plan), kind, options)) {
+  if (const auto rule = options.edges ? options.edges : edge_rule_from_environment()) {
+    state_->plan.set_edges(*rule);
+  }
   state_->plan.validate();
   for (std::size_t i = 0; i < state_->plan.nodes().size(); ++i) {
     const auto* work = std::get_if<StreamWork>(&state_->plan.node(i).work);

@@ -115,7 +115,8 @@ struct HaloExchange<T>::State {
   Buffer self_runs;
   int self_run_count = 0;
   std::int64_t self_elements = 0;
-  Buffer device_send;  // copies staging only
+  std::vector<HaloCopySegment> self_segments;  // the runs, on the host: the self copy's accesses
+  Buffer device_send;                          // copies staging only
   Buffer device_receive;
   Buffer host_send;
   Buffer host_receive;
@@ -150,6 +151,32 @@ struct HaloExchange<T>::State {
     return {(mapped ? host_receive : device_receive).template as<T>(),
             mapped && backend == Backend::cuda};
   }
+  // The nodes' accesses for field set `set`: the cells each reads and writes of each field and
+  // buffer, so that a plan derives (or checks) the chain's edges and the caller's.
+  [[nodiscard]] std::vector<Access> field_accesses(std::size_t set, bool sending) const {
+    std::vector<Access> accesses;
+    for (const RemoteMessage& r : remote) {
+      const Box& box = sending ? r.message->send : r.message->receive;
+      for (const T* field : field_sets.at(set)) {
+        accesses.push_back(sending ? reads(field, box) : writes(field, box));
+      }
+    }
+    return accesses;
+  }
+  [[nodiscard]] std::vector<Access> self_accesses(std::size_t set, bool reading) const {
+    std::vector<Access> accesses;
+    for (const HaloCopySegment& run : self_segments) {
+      const std::int64_t* corner = reading ? run.from : run.to;
+      const Box box{
+          .lo = {corner[0], corner[1], corner[2]},
+          .hi = {corner[0] + run.extent[0], corner[1] + run.extent[1], corner[2] + run.extent[2]}};
+      const T* field = field_sets.at(set).at(static_cast<std::size_t>(run.field));
+      accesses.push_back(reading ? reads(field, box) : writes(field, box));
+    }
+    return accesses;
+  }
+  // An address that stands for "the self copy is done" in accesses (nothing is stored there).
+  [[nodiscard]] const void* done_token() const { return &self_run_count; }
   [[nodiscard]] std::size_t pack_count() const { return static_cast<std::size_t>(send_elements); }
   [[nodiscard]] std::size_t unpack_count() const {
     return static_cast<std::size_t>(receive_elements);
@@ -311,6 +338,7 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
   }
   const auto runs = self_runs_of(s.plan, self);
   s.self_run_count = static_cast<int>(runs.size());
+  s.self_segments = runs;
   for (const HaloMessage* message : self) s.self_elements += message->elements;
   s.self_list = list_of(runs, s.options.inline_tables, s.self_runs,
                         s.options.name + " self copy runs", backend);
@@ -401,8 +429,13 @@ template <class T>
 HaloExchange<T>& HaloExchange<T>::operator=(HaloExchange&&) noexcept = default;
 
 template <class T>
-ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> after) {
+ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> after,
+                                      std::size_t field_set) {
   State& s = *state_;
+  if (field_set >= s.field_sets.size()) {
+    throw Error(fmt::format("{}: field set {} does not exist (it has {})", s.context, field_set,
+                            s.field_sets.size()));
+  }
   const std::string& prefix = s.options.name;
   ExchangeNodes names{prefix + ".pack", prefix + ".download", prefix + ".exchange",
                       prefix + ".upload", prefix + ".unpack"};
@@ -416,61 +449,108 @@ ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> 
     }
     return names;
   }
+  // Names for messages about accesses, unless the caller has named the fields already.
+  for (std::size_t f = 0; f < s.field_sets[field_set].size(); ++f) {
+    const T* field = s.field_sets[field_set][f];
+    if (!plan.names_field(field)) {
+      plan.name_field(field, fmt::format("{} field {} of set {}", prefix, f, field_set));
+    }
+  }
   const auto shape = LaunchShape::fixed(s.options.blocks, s.options.block_size);
   std::string self_copy;
   if (s.self_run_count > 0) {
     self_copy = prefix + ".self";
-    plan.add_kernel({.name = self_copy, .lane = comm, .after = after}, halo_self_copy_kernel<T>(),
-                    self_copy_launch(s.self_elements, s.options),
-                    static_cast<std::size_t>(s.self_elements), s.self_list, s.table(0));
+    std::vector<Access> access = s.self_accesses(field_set, true);
+    std::ranges::copy(s.self_accesses(field_set, false), std::back_inserter(access));
+    access.push_back(writes(s.done_token(), buffer_cells(1)));
+    plan.name_field(s.done_token(), prefix + " (self copy done)");
+    plan.add_kernel({.name = self_copy, .lane = comm, .after = after, .access = std::move(access)},
+                    halo_self_copy_kernel<T>(), self_copy_launch(s.self_elements, s.options),
+                    static_cast<std::size_t>(s.self_elements), s.self_list, s.table(field_set));
     names.self = self_copy;
     if (s.remote.empty()) {
       return {self_copy, self_copy, self_copy, self_copy, self_copy, self_copy};
     }
   }
-  plan.add_kernel({.name = names.pack, .lane = comm, .after = std::move(after)},
-                  halo_pack_kernel<T>(), shape, s.pack_count(), s.send_list, s.table(0),
-                  s.send_buffer());
+  const HaloBuffer<T> send = s.send_buffer();
+  const HaloBuffer<T> receive = s.receive_buffer();
+  const Box send_cells = buffer_cells(s.send_elements);
+  const Box receive_cells = buffer_cells(s.receive_elements);
+  plan.name_field(send.data, prefix + " send buffer");
+  plan.name_field(receive.data, prefix + " receive buffer");
+  std::vector<Access> packed = s.field_accesses(field_set, true);
+  packed.push_back(writes(send.data, send_cells));
+  plan.add_kernel(
+      {.name = names.pack, .lane = comm, .after = std::move(after), .access = std::move(packed)},
+      halo_pack_kernel<T>(), shape, s.pack_count(), s.send_list, s.table(field_set), send);
   if (s.transport == Transport::nccl) {
     // Device to device: the sends and receives are the exchange node, in the frame's graph.
     names.download = names.pack;
     names.upload = names.exchange;
     plan.add_stream_work(
-        {.name = names.exchange, .lane = comm, .after = {names.pack}},
+        {.name = names.exchange,
+         .lane = comm,
+         .after = {names.pack},
+         .access = {reads(send.data, send_cells), writes(receive.data, receive_cells)}},
         [nccl = s.nccl](CUstream_st* stream) { nccl->issue(stream); },
         [nccl = s.nccl] { nccl->check(); });
-    add_unpack(plan, names, self_copy, shape);
+    add_unpack(plan, names, self_copy, shape, field_set);
     return names;
   }
+  const T* host_send = s.host_send.template as<const T>();
+  const T* host_receive = s.host_receive.template as<const T>();
   if (s.staging == Staging::copies) {
-    plan.add_copy({.name = names.download, .lane = comm, .after = {names.pack}}, s.host_send.view(),
-                  s.device_send.view(), s.host_send.bytes());
+    plan.name_field(host_send, prefix + " send buffer (pinned)");
+    plan.name_field(host_receive, prefix + " receive buffer (pinned)");
+    plan.add_copy({.name = names.download,
+                   .lane = comm,
+                   .after = {names.pack},
+                   .access = {reads(send.data, send_cells), writes(host_send, send_cells)}},
+                  s.host_send.view(), s.device_send.view(), s.host_send.bytes());
   } else {
     names.download = names.pack;
   }
   // The state lives on the heap, so the node stays valid when this object is moved.
   plan.add_split_host(
-      {.name = names.exchange, .lane = comm, .after = {names.download}},
+      {.name = names.exchange,
+       .lane = comm,
+       .after = {names.download},
+       .access = {reads(host_send, send_cells), writes(host_receive, receive_cells)}},
       [state = state_.get()] { state->post(); }, [state = state_.get()] { state->finish(); });
   if (s.staging == Staging::copies) {
-    plan.add_copy({.name = names.upload, .lane = comm, .after = {names.exchange}},
-                  s.device_receive.view(), s.host_receive.view(), s.host_receive.bytes());
+    plan.add_copy(
+        {.name = names.upload,
+         .lane = comm,
+         .after = {names.exchange},
+         .access = {reads(host_receive, receive_cells), writes(receive.data, receive_cells)}},
+        s.device_receive.view(), s.host_receive.view(), s.host_receive.bytes());
   } else {
     names.upload = names.exchange;
   }
-  add_unpack(plan, names, self_copy, shape);
+  add_unpack(plan, names, self_copy, shape, field_set);
   return names;
 }
 
 template <class T>
 void HaloExchange<T>::add_unpack(FramePlan& plan, const ExchangeNodes& names,
-                                 const std::string& self_copy, const LaunchShape& shape) {
+                                 const std::string& self_copy, const LaunchShape& shape,
+                                 std::size_t field_set) {
   State& s = *state_;
   std::vector<std::string> after = {names.upload};
   if (!self_copy.empty()) after.push_back(self_copy);  // the last node joins both
-  plan.add_kernel({.name = names.unpack, .lane = Lane::communication, .after = std::move(after)},
-                  halo_unpack_kernel<T>(), shape, s.unpack_count(), s.receive_list, s.table(0),
-                  s.receive_buffer());
+  // The unpack is the exchange's last node (ExchangeNodes): it reads the token the self copy
+  // writes, so that it follows the copy by its accesses as by `after`. A token, not the copied
+  // ghosts: a kernel that reads those (an interior next to a self-copied face) must not wait for
+  // the unpack.
+  std::vector<Access> access = s.field_accesses(field_set, false);
+  if (!self_copy.empty()) access.push_back(reads(s.done_token(), buffer_cells(1)));
+  access.push_back(reads(s.receive_buffer().data, buffer_cells(s.receive_elements)));
+  plan.add_kernel({.name = names.unpack,
+                   .lane = Lane::communication,
+                   .after = std::move(after),
+                   .access = std::move(access)},
+                  halo_unpack_kernel<T>(), shape, s.unpack_count(), s.receive_list,
+                  s.table(field_set), s.receive_buffer());
 }
 
 template <class T>

@@ -52,7 +52,7 @@ std::optional<CopyKind> CopyWork::kind() const {
   return std::nullopt;
 }
 
-FramePlan::FramePlan(std::string name) : name_(std::move(name)) {}
+FramePlan::FramePlan(std::string name, EdgeRule edges) : name_(std::move(name)), edges_(edges) {}
 
 std::size_t FramePlan::append(
     NodeOptions options, std::variant<KernelWork, CopyWork, HostWork, EmptyWork, StreamWork> work) {
@@ -62,6 +62,11 @@ std::size_t FramePlan::append(
 
 void FramePlan::add_copy(NodeOptions options, BufferView destination, BufferView source,
                          std::size_t bytes) {
+  if (options.access.empty() && source.data != nullptr && destination.data != nullptr) {
+    // Bytes are not cells: the copy is taken to touch all of both buffers.
+    options.access = {reads(static_cast<const char*>(source.data), every_cell()),
+                      writes(static_cast<const char*>(destination.data), every_cell())};
+  }
   append(std::move(options), CopyWork{std::move(destination), std::move(source), bytes});
 }
 
@@ -201,6 +206,7 @@ std::vector<std::string> FramePlan::problems() const {
     }
   }
   if (problems.empty()) {
+    problems = access_problems();
     try {
       (void)topological_order();
     } catch (const Error& cycle) {
@@ -216,25 +222,6 @@ void FramePlan::validate() const {
   std::string message = fmt::format("plan '{}' is invalid:", name_);
   for (const auto& problem : found) message += "\n  - " + problem;
   throw Error(message);
-}
-
-std::vector<std::vector<std::size_t>> FramePlan::dependencies() const {
-  std::map<std::string_view, std::size_t> index;
-  for (std::size_t i = 0; i < nodes_.size(); ++i) index.emplace(nodes_[i].name(), i);
-  std::vector<std::vector<std::size_t>> deps(nodes_.size());
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    for (const auto& dependency : nodes_[i].options.after) {
-      const auto it = index.find(dependency);
-      if (it == index.end()) {
-        throw Error(
-            fmt::format("node '{}' depends on unknown node '{}'", nodes_[i].name(), dependency));
-      }
-      if (std::find(deps[i].begin(), deps[i].end(), it->second) == deps[i].end()) {
-        deps[i].push_back(it->second);
-      }
-    }
-  }
-  return deps;
 }
 
 std::vector<std::size_t> FramePlan::topological_order() const {
@@ -306,9 +293,22 @@ std::string FramePlan::to_dot() const {
         "  {} [shape={}, fillcolor={}, label={}];\n", quoted(node.name()), shape, colour,
         quoted(fmt::format("{}\n{} ({})", node.name(), detail, to_string(node.lane()))));
   }
-  for (const Node& node : nodes_) {
-    for (const auto& dependency : node.options.after) {
-      dot += fmt::format("  {} -> {};\n", quoted(dependency), quoted(node.name()));
+  // The edges the executors follow (derived ones included); a plan whose names do not resolve
+  // shows its explicit edges as written.
+  std::optional<std::vector<std::vector<std::size_t>>> deps;
+  try {
+    deps = dependencies();
+  } catch (const Error&) {
+  }
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (deps) {
+      for (const std::size_t d : (*deps)[i]) {
+        dot += fmt::format("  {} -> {};\n", quoted(nodes_[d].name()), quoted(nodes_[i].name()));
+      }
+    } else {
+      for (const auto& dependency : nodes_[i].options.after) {
+        dot += fmt::format("  {} -> {};\n", quoted(dependency), quoted(nodes_[i].name()));
+      }
     }
   }
   return dot + "}\n";
@@ -334,7 +334,9 @@ FramePlan FramePlan::only(Lane lane) const {
     std::sort(found.begin(), found.end());
     return found;
   };
-  FramePlan subset(fmt::format("{}:{}", name_, to_string(lane)));
+  // Every ordering of the kept nodes is in their explicit edges now: nothing more to derive.
+  FramePlan subset(fmt::format("{}:{}", name_, to_string(lane)), EdgeRule::derive);
+  subset.field_names_ = field_names_;
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     if (nodes_[i].lane() != lane) continue;
     Node copy = nodes_[i];

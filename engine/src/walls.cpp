@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -75,6 +76,18 @@ void add_wall_node(FramePlan& plan, NodeOptions options, const HaloPlan& halo,
     const Box owned = layout.owned_box();
     face.wall = face.side < 0 ? owned.lo[axis] : owned.hi[axis];
     cells += wall.ghosts.volume();
+    // What the node reads and writes: the ghosts beyond the face, from the owned layers next to
+    // the wall (as many as there are ghost layers; a fixed value reads none).
+    Box inside = wall.ghosts;
+    const std::int64_t layers = std::min<std::int64_t>(layout.ghost_width, layout.owned[axis]);
+    inside.lo[axis] = face.side < 0 ? owned.lo[axis] : owned.hi[axis] - layers;
+    inside.hi[axis] = inside.lo[axis] + layers;
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      options.access.push_back(writes(fields[f], wall.ghosts));
+      if (rules[rules.size() == 1 ? 0 : f].rule != WallRule::fixed) {
+        options.access.push_back(reads(fields[f], inside));
+      }
+    }
   }
   if (faces.count == 0) {
     plan.add_empty(std::move(options));

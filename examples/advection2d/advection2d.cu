@@ -184,26 +184,35 @@ std::vector<double> advect(MPI_Comm comm, haloflow::ExecutorKind executor, int s
 
   // snippet-begin: frame
   // Exchange u's halo while the interior advances, then update the boundary cells. Two field
-  // sets, {u} and {u_new}, so that the exchange follows the ping-pong.
+  // sets, {u} and {u_new}, so that the exchange follows the ping-pong. Each node says which cells
+  // it reads and writes; the plan derives the edges from that (the boundary slabs read ghosts
+  // the unpack writes, so they run after it; the interior reads none, so it overlaps the
+  // exchange).
   haloflow::HaloExchange<double> exchange(halo, comm, {{u.as<double>()}, {u_new.as<double>()}},
                                           backend, exchange_options(executor, travel));
   const auto kernel =
       haloflow::per_cell_kernel<UpwindStep, Region, Upwind, const double*, double*>("upwind");
   const long stride = layout.extent()[0];
   haloflow::FramePlan plan("advection");
-  const haloflow::ExchangeNodes nodes = exchange.add_to(plan);
+  plan.name_field(u.data(), "u");  // for messages about accesses
+  plan.name_field(u_new.data(), "u_new");
+  const auto upwind = [&](const haloflow::Box& box) -> std::vector<haloflow::Access> {
+    return {haloflow::reads(u.as<const double>(), haloflow::grown(box, {1, 1, 0})),
+            haloflow::writes(u_new.as<double>(), box)};
+  };
+  exchange.add_to(plan);
   const Region inner = region_of(split.interior, stride);
-  const auto interior =
-      plan.add_kernel({.name = "interior", .lane = haloflow::Lane::bulk}, kernel,
-                      haloflow::LaunchShape::cover(cells_of(inner), 256), cells_of(inner), inner,
-                      kUpwind, u.as<const double>(), u_new.as<double>());
+  const auto interior = plan.add_kernel(
+      {.name = "interior", .lane = haloflow::Lane::bulk, .access = upwind(split.interior)}, kernel,
+      haloflow::LaunchShape::cover(cells_of(inner), 256), cells_of(inner), inner, kUpwind,
+      u.as<const double>(), u_new.as<double>());
   std::vector<Region> edges;
   std::vector<haloflow::KernelNode<std::size_t, Region, Upwind, const double*, double*>> boundary;
   for (const haloflow::Box& box : split.boundary) {
     const Region edge = edges.emplace_back(region_of(box, stride));
     boundary.push_back(plan.add_kernel({.name = "boundary" + std::to_string(boundary.size()),
                                         .lane = haloflow::Lane::communication,
-                                        .after = {nodes.unpack}},
+                                        .access = upwind(box)},
                                        kernel, haloflow::LaunchShape::cover(cells_of(edge), 128),
                                        cells_of(edge), edge, kUpwind, u.as<const double>(),
                                        u_new.as<double>()));

@@ -21,11 +21,29 @@ namespace {
 //! (tools/euler-kernel-lab.cu).
 constexpr unsigned kMonitorRowsPerThread = 16;
 
+//! Accesses of `mode` to `box` of each of the four conserved fields of `b`.
+std::vector<Access> state_access(const Buffer& b, std::int64_t field_stride, const Box& box,
+                                 AccessMode mode) {
+  std::vector<Access> accesses;
+  for (const double* field : fields_of(b, field_stride)) {
+    accesses.push_back({field, box, mode, {}});
+  }
+  return accesses;
+}
+
+//! `extra` appended to `accesses`.
+std::vector<Access> joined(std::vector<Access> accesses, const std::vector<Access>& extra) {
+  accesses.insert(accesses.end(), extra.begin(), extra.end());
+  return accesses;
+}
+
 //! Zero-gradient ghosts on a physical side this rank touches.
 struct Wall {
   std::string side;
   kernels::CellBox box;
   kernels::EulerWall wall;
+  Box ghosts;  //!< the ghost cells it writes (box, as a Box)
+  Box edge;    //!< the owned layer next to the wall, which it copies outwards
 };
 
 std::vector<Wall> physical_walls(const CartesianDecomposition& grid, const FieldLayout& layout) {
@@ -43,11 +61,14 @@ std::vector<Wall> physical_walls(const CartesianDecomposition& grid, const Field
       Box ghosts = owned;
       ghosts.lo[a] = high == 0 ? owned.lo[a] - kGhosts : owned.hi[a];
       ghosts.hi[a] = ghosts.lo[a] + kGhosts;
+      Box edge = owned;
+      edge.lo[a] = high == 0 ? owned.lo[a] : owned.hi[a] - 1;
+      edge.hi[a] = edge.lo[a] + 1;
       walls.push_back({names[high],
                        cell_box(ghosts, layout),
-                       {.axis = axis,
-                        .edge = high == 0 ? owned.lo[a] : owned.hi[a] - 1,
-                        .field_stride = layout.field_elements()}});
+                       {.axis = axis, .edge = edge.lo[a], .field_stride = layout.field_elements()},
+                       ghosts,
+                       edge});
     }
   }
   return walls;
@@ -80,13 +101,22 @@ void add_monitor(FramePlan& plan, std::vector<std::string> after, const PlanInpu
   const StateBuffers& b = in.buffers;
   // The communication lane: a frame of that lane alone (the overlap measurement) then still
   // reduces what its clock resets, and its next clock gets a finite dt.
-  plan.add_kernel({.name = "cfl.reduce", .lane = Lane::communication, .after = std::move(after)},
+  const std::int64_t fs = in.layout.field_elements();
+  plan.add_kernel({.name = "cfl.reduce",
+                   .lane = Lane::communication,
+                   .after = std::move(after),
+                   .access = joined(state_access(b.u, fs, in.layout.owned_box(), AccessMode::read),
+                                    {writes(b.device_monitor(), buffer_cells(1))})},
                   kernels::euler_monitor_kernel(), box_launch(owned_cells, kMonitorRowsPerThread),
                   owned_cells, monitor_params, b.u.as<const double>(), b.device_monitor());
   if (in.alone) return;
   plan.add_copy({.name = "cfl.download", .lane = Lane::communication, .after = {"cfl.reduce"}},
                 b.monitor_host.view(), b.monitor.view(), sizeof(kernels::EulerMonitor));
-  plan.add_host({.name = "cfl.allreduce", .lane = Lane::communication, .after = {"cfl.download"}},
+  plan.add_host({.name = "cfl.allreduce",
+                 .lane = Lane::communication,
+                 .after = {"cfl.download"},
+                 .access = {reads(b.pinned_monitor(), buffer_cells(1)),
+                            writes(b.pinned_reduced(), buffer_cells(1))}},
                 [pinned_monitor = b.pinned_monitor(), pinned_reduced = b.pinned_reduced(),
                  comm = in.cfl_comm, timeout = in.config.run.exchange_timeout] {
                   reduce_cfl(*pinned_monitor, *pinned_reduced, comm, timeout);
@@ -141,11 +171,24 @@ FramePlan step_plan(const PlanInputs& in) {
   // One rank: the clock reads the device monitor itself; more: the reduction over the ranks.
   const kernels::EulerMonitor* reduced = in.alone ? b.device_monitor() : b.pinned_reduced();
 
-  FramePlan plan("euler2d");
+  // Strict: the edges written here must order every pair of accesses that conflict.
+  FramePlan plan("euler2d", EdgeRule::strict);
+  for (const auto& [buffer, name] :
+       {std::pair{&b.u, "u"}, {&b.s1, "stage 1"}, {&b.s2, "stage 2"}}) {
+    const std::vector<double*> fields = fields_of(*buffer, fs);
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      plan.name_field(fields[f], fmt::format("{} (conserved field {})", name, f));
+    }
+  }
   auto* step = b.step.as<kernels::EulerStep>();
   plan.add_kernel(
-      {.name = "cfl.clock", .lane = Lane::communication}, kernels::euler_clock_kernel(),
-      LaunchShape::fixed(1, 1),
+      {.name = "cfl.clock",
+       .lane = Lane::communication,
+       .access = {reads(reduced, buffer_cells(1)), reads(b.device_monitor(), buffer_cells(1)),
+                  writes(b.clock.as<const kernels::EulerClock>(), buffer_cells(1)),
+                  writes(step, buffer_cells(1)),
+                  writes(b.mirror.as<const kernels::EulerClock>(), buffer_cells(1))}},
+      kernels::euler_clock_kernel(), LaunchShape::fixed(1, 1),
       kernels::EulerClockParams{.cfl = config.cfl, .t_end = config.t_end, .dx = h[0], .dy = h[1]},
       reduced, b.device_monitor(), b.clock.as<kernels::EulerClock>(), step,
       b.mirror.as<kernels::EulerClock>());
@@ -158,13 +201,19 @@ FramePlan step_plan(const PlanInputs& in) {
     const kernels::EulerStage stage{
         .b = weights[sk], .first = k == 0 ? 1 : 0, .gamma = config.gamma, .field_stride = fs};
     const ExchangeNodes nodes = in.exchanges[sk].add_to(plan, previous);
+    const Buffer& input = *inputs[sk];
+    const Buffer& output = *outputs[sk];
     // The stages read the clock's dt: the first stage after it, the later ones through it.
     std::vector<std::string> after = k == 0 ? std::vector<std::string>{"cfl.clock"} : previous;
     std::vector<std::string> ready = after;
     ready.push_back(nodes.unpack);
     for (const Wall& w : walls) {
       const std::string name = fmt::format("stage{}.wall.{}", k, w.side);
-      plan.add_kernel({.name = name, .lane = Lane::communication, .after = previous},
+      plan.add_kernel({.name = name,
+                       .lane = Lane::communication,
+                       .after = previous,
+                       .access = joined(state_access(input, fs, w.edge, AccessMode::read),
+                                        state_access(input, fs, w.ghosts, AccessMode::write))},
                       kernels::euler_wall_kernel(), box_launch(w.box), w.box, w.wall,
                       inputs[sk]->as<double>());
       ready.push_back(name);
@@ -174,6 +223,12 @@ FramePlan step_plan(const PlanInputs& in) {
       if (box.empty()) return;
       const kernels::CellBox cell = cell_box(box, layout);
       computed.push_back(options.name);
+      // out = U + b((in - D(in)) - U): in two cells around the box, U and out at it, and dt.
+      options.access = joined(
+          joined(state_access(input, fs, grown(box, {kGhosts, kGhosts, 0}), AccessMode::read),
+                 state_access(b.u, fs, box, AccessMode::read)),
+          joined(state_access(output, fs, box, AccessMode::write),
+                 {reads(static_cast<const kernels::EulerStep*>(step), buffer_cells(1))}));
       plan.add_kernel(std::move(options), stage_kernel, kernels::euler_stage_launch(cell), cell,
                       stage, static_cast<const kernels::EulerStep*>(step), b.u.as<const double>(),
                       inputs[sk]->as<const double>(), outputs[sk]->as<double>());
@@ -191,9 +246,10 @@ FramePlan step_plan(const PlanInputs& in) {
 }
 
 FramePlan cfl_plan(const PlanInputs& in) {
-  FramePlan plan("euler2d cfl");
-  plan.add_kernel({.name = "cfl.reset"}, kernels::euler_monitor_reset_kernel(),
-                  LaunchShape::fixed(1, 1), in.buffers.device_monitor());
+  FramePlan plan("euler2d cfl", EdgeRule::strict);
+  plan.add_kernel(
+      {.name = "cfl.reset", .access = {writes(in.buffers.device_monitor(), buffer_cells(1))}},
+      kernels::euler_monitor_reset_kernel(), LaunchShape::fixed(1, 1), in.buffers.device_monitor());
   add_monitor(plan, {"cfl.reset"}, in);
   return plan;
 }

@@ -298,10 +298,18 @@ class HeatStepping final : public SteppingState {
     const CellSplit cells = split_update(owned, layout_, kStar, exchange_.remote_axes());
     const T* from = (set == 0 ? u_ : u_new_).template as<const T>();
     T* to = (set == 0 ? u_new_ : u_).template as<T>();
-    FramePlan plan(set == 0 ? "heat3d even" : "heat3d odd");
-    const ExchangeNodes nodes = exchange_.add_to(plan);
+    // Strict: the edges written here must order every pair of accesses that conflict.
+    FramePlan plan(set == 0 ? "heat3d even" : "heat3d odd", EdgeRule::strict);
+    plan.name_field(from, set == 0 ? "u" : "u_new");
+    plan.name_field(to, set == 0 ? "u_new" : "u");
+    const ExchangeNodes nodes = exchange_.add_to(plan, {}, set);
     const auto add_step = [&](const Box& box, NodeOptions options) {
       if (box.empty()) return;
+      // A sweep reads its box and one cell around it, and writes its box (and, when x wraps,
+      // the ghost images of its first and last columns).
+      Box written = box;
+      if (x_images_) written = grown(box, {layout_.ghost_width, 0, 0});
+      options.access = {reads(from, grown(box, {1, 1, 1})), writes(to, written)};
       const kernels::CellBox cell = cell_box(box, layout_);
       // Not cut along x when x wraps (no halo travels along it), so each box spans the owned x
       // range and its first and last columns are the faces.

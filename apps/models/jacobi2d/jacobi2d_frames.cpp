@@ -30,6 +30,7 @@ Sweeps plan_sweeps(const CellSplit& cells, const FieldLayout& layout, const Jaco
     const kernels::CellBox cell = cell_box(box, layout);
     s.names.push_back(std::move(name));
     s.boxes.push_back(cell);
+    s.cells.push_back(box);
     const auto rows = static_cast<unsigned>(config.rows_per_thread);
     s.shapes.push_back(steps == 2 ? kernels::two_step_launch(cell, rows)
                                   : box_launch(cell, rows, kBlockWidth));
@@ -76,16 +77,31 @@ FramePlan frame_plan(FrameKind kind, std::size_t set, HaloExchange<T>& exchange,
                              kind == FrameKind::two_steps ? " two steps"
                              : with_norm                  ? " with norm"
                                                           : "",
-                             set == 0 ? "even" : "odd"));
-  const ExchangeNodes halo = exchange.add_to(plan);
+                             set == 0 ? "even" : "odd"),
+                 EdgeRule::strict);
+  const ExchangeNodes halo = exchange.add_to(plan, {}, set);
   const T* from = (set == 0 ? buffers.a : buffers.b).template as<const T>();
   T* to = (set == 0 ? buffers.b : buffers.a).template as<T>();
+  plan.name_field(from, set == 0 ? "a" : "a_new");
+  plan.name_field(to, set == 0 ? "a_new" : "a");
+  plan.name_field(buffers.partials.as<const double>(), "norm partials");
+  // Each sweep reads `from` as far as its steps reach (ghosts two deep for two steps) and
+  // writes its box of `to`; the plan checks these against the edges written here (strict).
+  const Coord3 reach = {steps, steps, 0};
   std::vector<std::string> sweep_names;
   for (std::size_t i = 0; i < sweeps.boxes.size(); ++i) {
-    NodeOptions options{.name = sweeps.names[i]};
+    NodeOptions options{
+        .name = sweeps.names[i],
+        .access = {reads(from, grown(sweeps.cells[i], reach)), writes(to, sweeps.cells[i])}};
     if (options.name != "interior") {
       options.lane = Lane::communication;
       options.after = {halo.unpack};
+    }
+    if (with_norm) {
+      const std::int64_t first = sweeps.first_partial[i];
+      const auto blocks = static_cast<std::int64_t>(sweeps.shapes[i].grid.volume());
+      options.access.push_back(
+          writes(buffers.partials.as<const double>(), Box{{first, 0, 0}, {first + blocks, 1, 1}}));
     }
     sweep_names.push_back(options.name);
     if (kind == FrameKind::two_steps) {
@@ -101,11 +117,14 @@ FramePlan frame_plan(FrameKind kind, std::size_t set, HaloExchange<T>& exchange,
     }
   }
   if (with_norm) {
-    plan.add_kernel({.name = "norm.log", .lane = Lane::communication, .after = sweep_names},
-                    kernels::jacobi_norm_finish_kernel(), kernels::jacobi_norm_finish_launch(),
-                    buffers.partials.as<const double>(), sweeps.partials,
-                    buffers.finish.as<double>(), buffers.ticket(), buffers.values(),
-                    buffers.samples());
+    plan.add_kernel(
+        {.name = "norm.log",
+         .lane = Lane::communication,
+         .after = sweep_names,
+         .access = {reads(buffers.partials.as<const double>(), buffer_cells(sweeps.partials))}},
+        kernels::jacobi_norm_finish_kernel(), kernels::jacobi_norm_finish_launch(),
+        buffers.partials.as<const double>(), sweeps.partials, buffers.finish.as<double>(),
+        buffers.ticket(), buffers.values(), buffers.samples());
   }
   return plan;
 }

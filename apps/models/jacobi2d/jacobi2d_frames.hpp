@@ -28,6 +28,7 @@ inline constexpr std::size_t kNormLogCapacity = 4096;
 struct Sweeps {
   std::vector<std::string> names;  //!< "interior", "boundary.N" (N the slab of the split)
   std::vector<kernels::CellBox> boxes;
+  std::vector<Box> cells;                   //!< the same boxes, for the nodes' accesses
   std::vector<LaunchShape> shapes;          //!< one run of rows per thread, with or without norm
   std::vector<std::int64_t> first_partial;  //!< each norm sweep's first slot in the partials
   std::int64_t partials = 0;                //!< slots in all

@@ -81,6 +81,9 @@ struct FrameOptions {
   //! The host executor's order of unordered nodes (other executors ignore it); empty: what
   //! HALOFLOW_HOST_ORDER says (HostOrdering::from_environment()).
   std::optional<HostOrdering> host_order;
+  //! How the plan's dependencies follow from its accesses, for this frame; empty: what
+  //! HALOFLOW_EDGES says, else the plan's own rule (FramePlan::edges()).
+  std::optional<EdgeRule> edges;
 };
 
 //! \brief The executor's name as executor_from_string() parses it ("graph", ...).

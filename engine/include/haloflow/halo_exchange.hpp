@@ -230,7 +230,14 @@ class HaloExchange {
   //! `after`: pack, download, exchange, upload, unpack for the halos of other ranks (no copy nodes
   //! with mapped staging), and "<name>.self" for those a rank sends itself. May be called for
   //! several plans (e.g. one frame per parity of the step); their frames must not run at once.
-  ExchangeNodes add_to(FramePlan& plan, std::vector<std::string> after = {});
+  //! The nodes read and write field set `field_set` (use_field_set switches a frame later), and
+  //! declare so in their accesses: pack reads the send boxes, unpack writes the ghosts that
+  //! travel, the self copy reads owned boxes and writes the ghosts a rank sends itself, each step
+  //! reads and writes its buffers, and the unpack follows the self copy (through a token both
+  //! declare), so the chain's own edges and the caller's follow from them.
+  //! \throws Error for a field set that does not exist.
+  ExchangeNodes add_to(FramePlan& plan, std::vector<std::string> after = {},
+                       std::size_t field_set = 0);
   //! \brief Makes the exchange nodes of `frame` (built from a plan given to `add_to`) read and
   //! write field set `set` from the next launch on: a patch of each of its kernels, nothing
   //! rebuilt. \throws Error for a set that does not exist.
@@ -277,7 +284,7 @@ class HaloExchange {
 
  private:
   void add_unpack(FramePlan& plan, const ExchangeNodes& names, const std::string& self_copy,
-                  const LaunchShape& shape);
+                  const LaunchShape& shape, std::size_t field_set);
 
   struct State;
   std::unique_ptr<State> state_;

@@ -4,6 +4,7 @@
 //! parameter values held in one type-erased, patchable block.
 
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -27,6 +28,10 @@ struct KernelRef {
   void (*host)(const LaunchShape&, Params...) = nullptr;
   //! Name in error messages and Graphviz output; FramePlan::add_kernel copies it.
   const char* label = "kernel";
+  //! Optional: how many cells a launch of this shape reaches with these arguments, so that the
+  //! plan can refuse a launch too small for the cells a node declares it writes (per_cell_kernel
+  //! and grid_stride_kernel say; null: not checked).
+  std::uint64_t (*reach)(const LaunchShape&, Params...) = nullptr;
 };
 
 //! \brief A user's own `__global__` function as a kernel for the GPU executors:

@@ -54,16 +54,32 @@ void strided_cells_on_host(const LaunchShape& shape, std::size_t cells, Params..
   for (std::size_t cell = 0; cell < cells; ++cell) Op::apply(cell, params...);
 }
 
+//! The cells one_thread_per_cell reaches: one per thread along x (the wrapper indexes by x
+//! alone), at most `cells`.
+template <class... Params>
+std::uint64_t cells_reached(const LaunchShape& shape, std::size_t cells, Params...) {
+  const std::uint64_t threads = std::uint64_t{shape.grid.x} * shape.block.x;
+  return threads < cells ? threads : std::uint64_t{cells};
+}
+
+//! The cells grid_stride_cells reaches: all of them, from any non-empty grid.
+template <class... Params>
+std::uint64_t cells_strided(const LaunchShape& shape, std::size_t cells, Params...) {
+  return shape.grid.volume() * shape.block.volume() == 0 ? 0 : std::uint64_t{cells};
+}
+
 //! \brief `Op` as a kernel with one thread per cell, runnable by every executor.
 template <class Op, class... Params>
 KernelRef<std::size_t, Params...> per_cell_kernel(const char* label) {
-  return {&one_thread_per_cell<Op, Params...>, &cells_on_host<Op, Params...>, label};
+  return {&one_thread_per_cell<Op, Params...>, &cells_on_host<Op, Params...>, label,
+          &cells_reached<Params...>};
 }
 
 //! \brief `Op` as a grid-stride kernel, runnable by every executor.
 template <class Op, class... Params>
 KernelRef<std::size_t, Params...> grid_stride_kernel(const char* label) {
-  return {&grid_stride_cells<Op, Params...>, &strided_cells_on_host<Op, Params...>, label};
+  return {&grid_stride_cells<Op, Params...>, &strided_cells_on_host<Op, Params...>, label,
+          &cells_strided<Params...>};
 }
 
 }  // namespace haloflow

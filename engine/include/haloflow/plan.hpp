@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "haloflow/access.hpp"
 #include "haloflow/argument_check.hpp"
 #include "haloflow/kernel.hpp"
 #include "haloflow/launch.hpp"
@@ -59,6 +60,10 @@ struct NodeOptions {
   Lane lane = Lane::bulk;  //!< stream priority class; default bulk (lowest priority)
   //! Names of nodes of the same plan this one runs after; neither itself nor a missing name.
   std::vector<std::string> after;
+  //! The cells the node reads and writes (`{haloflow::reads(u, box), haloflow::writes(v, box)}`):
+  //! the plan derives or checks its dependencies from them (EdgeRule). A node that declares none
+  //! is ordered by `after` alone.
+  std::vector<Access> access;
 };
 
 //! \brief A kernel node's work, as FramePlan::add_kernel builds it from a KernelRef.
@@ -69,6 +74,10 @@ struct KernelWork {
   LaunchShape shape;      //!< must have a non-empty grid and block
   KernelArgs args;        //!< the parameter values; Frame::update rewrites them in place
   std::string label;      //!< the kernel's name (KernelRef::label), for messages
+  //! How many cells the launch reaches with these arguments (KernelRef::reach); empty when the
+  //! kernel does not say. The plan refuses a launch that reaches fewer cells than it declares it
+  //! writes.
+  std::function<std::uint64_t(const LaunchShape&, const KernelArgs&)> reach;
 };
 
 //! \brief A copy node's work: one contiguous copy between two views.
@@ -133,8 +142,9 @@ struct KernelNode {
 //! validates it too). Nodes are never removed, so indices and handles stay valid.
 class FramePlan {
  public:
-  //! \brief An empty plan; `name` appears in every message about it and in its Graphviz title.
-  explicit FramePlan(std::string name);
+  //! \brief An empty plan; `name` appears in every message about it and in its Graphviz title;
+  //! `edges` says how its dependencies follow from its nodes' accesses.
+  explicit FramePlan(std::string name, EdgeRule edges = EdgeRule::derive);
 
   //! \brief Adds a kernel node; `args` must convert to the kernel's parameters without
   //! narrowing (checked at compile time; a mismatch names the parameter's position, its type and
@@ -151,6 +161,12 @@ class FramePlan {
       if (kernel.host != nullptr) {
         work.host = [host = kernel.host](const LaunchShape& launch, const KernelArgs& stored) {
           std::apply([&](auto&... values) { host(launch, values...); }, stored.values<Params...>());
+        };
+      }
+      if (kernel.reach != nullptr) {
+        work.reach = [reach = kernel.reach](const LaunchShape& launch, const KernelArgs& stored) {
+          return std::apply([&](auto&... values) { return reach(launch, values...); },
+                            stored.values<Params...>());
         };
       }
       std::string name = options.name;
@@ -175,7 +191,8 @@ class FramePlan {
   }
 
   //! \brief Copies `bytes` from `source` to `destination`; the direction follows the views'
-  //! memory (device to host, host to device, device to device).
+  //! memory (device to host, host to device, device to device). Without accesses in `options`
+  //! it declares a read of all of `source` and a write of all of `destination` (every_cell()).
   void add_copy(NodeOptions options, BufferView destination, BufferView source, std::size_t bytes);
   //! \brief Runs `run` on the host. Under the GPU executors it runs on a CUDA driver thread, so
   //! it must not call CUDA; an exception it throws is reported by `Frame::wait`.
@@ -191,6 +208,16 @@ class FramePlan {
 
   //! \brief The name given at construction (a subset from only() gets "<name>:<lane>").
   [[nodiscard]] const std::string& name() const { return name_; }
+  //! \brief How the dependencies follow from the accesses (EdgeRule).
+  [[nodiscard]] EdgeRule edges() const { return edges_; }
+  //! \brief Changes the rule; a Frame does this for FrameOptions::edges or HALOFLOW_EDGES.
+  void set_edges(EdgeRule edges) { edges_ = edges; }
+  //! \brief Names the field at `field` in messages about accesses (an access's own name wins).
+  void name_field(const void* field, std::string name);
+  //! \brief True when name_field has named the field at `field`.
+  [[nodiscard]] bool names_field(const void* field) const;
+  //! \brief How messages name the field at `field`: its name, or its address.
+  [[nodiscard]] std::string field_name(const void* field) const;
   //! \brief Every node, in insertion order (their indices).
   [[nodiscard]] const std::vector<Node>& nodes() const { return nodes_; }
   //! \brief The node at `index`, to inspect or adjust before the plan becomes a Frame.
@@ -205,24 +232,33 @@ class FramePlan {
   [[nodiscard]] std::vector<std::string> problems() const;
   //! \brief \throws Error listing every problem, when there is any.
   void validate() const;
-  //! \brief Resolved dependencies per node, by index. \pre the plan is valid.
+  //! \brief Dependencies per node, by index, in increasing index order: the explicit ones and
+  //! those derived from the accesses, as edges() says. \pre the plan is valid.
   [[nodiscard]] std::vector<std::vector<std::size_t>> dependencies() const;
+  //! \brief The explicit dependencies alone (NodeOptions::after), by index. \pre every name
+  //! resolves. \throws Error naming a node that depends on an unknown one.
+  [[nodiscard]] std::vector<std::vector<std::size_t>> explicit_dependencies() const;
   //! \brief Nodes ordered so each follows its dependencies; ties keep insertion order.
   //! \throws Error naming a cycle.
   [[nodiscard]] std::vector<std::size_t> topological_order() const;
   //! \brief Graphviz text: one box per node (shape by kind, colour by lane), one edge per
-  //! dependency.
+  //! dependency (dependencies(): derived ones included), in node order.
   [[nodiscard]] std::string to_dot() const;
   //! \brief The sub-plan of one lane (e.g. the interior alone), with dependencies through
   //! dropped nodes kept as direct ones.
   [[nodiscard]] FramePlan only(Lane lane) const;
 
  private:
+  // What accesses reveal: null fields, launches too small for their writes, and in strict mode
+  // conflicts the explicit edges leave unordered. \pre every `after` name resolves.
+  [[nodiscard]] std::vector<std::string> access_problems() const;
   std::size_t append(NodeOptions options,
                      std::variant<KernelWork, CopyWork, HostWork, EmptyWork, StreamWork> work);
 
   std::string name_;
+  EdgeRule edges_ = EdgeRule::derive;
   std::vector<Node> nodes_;
+  std::vector<std::pair<const void*, std::string>> field_names_;
 };
 
 }  // namespace haloflow
