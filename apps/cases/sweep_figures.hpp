@@ -28,7 +28,8 @@ struct FigureAlias {
 [[nodiscard]] std::string figure_title(const std::string& name);
 
 //! Every number of a run's results.json (the sections of the run and the model; not the files,
-//! versions or machine), its keys joined by '.', in the file's order, the short names first.
+//! versions or machine), its keys joined by '.', in key order (as nlohmann::json keeps them),
+//! the short names first.
 [[nodiscard]] std::vector<Figure> figures_of(const nlohmann::json& results);
 
 //! The figures a sweep shows: `wanted` (empty: time_per_step and bandwidth, those there are).
