@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "case_file.hpp"
@@ -112,6 +113,14 @@ int sweep_case(const SweepFlags& flags, MpiSession& mpi) {
     count = series_length(settings, "a sweep");
   } catch (const Error& error) {
     throw CollectiveError(error.what());
+  }
+  for (const SeriesSetting& s : settings) {
+    if (s.pointer == "/run/output") {
+      throw CollectiveError(fmt::format(
+          "--set {}: a sweep writes each point into its own run directory inside the sweep's; "
+          "name the sweep's with --out",
+          printable(s.path)));
+    }
   }
   std::vector<CaseFile> points;
   std::vector<std::string> labels;

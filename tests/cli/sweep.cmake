@@ -37,6 +37,7 @@ set(set_refusals
     "flag_too|run ${sweep_case} --steps 3 --set run.steps=4 --out ${sweep_runs}/refused|--set run.steps sets /run/steps, which a flag of the command line also sets"
     "replay|replay ${sweep_case} --executor host --set jacobi2d.precision=half|/jacobi2d/precision: \"half\" is not allowed. expected one of float, double"
     "sweep_one_point|sweep ${sweep_case} --set jacobi2d.nx=64 --out ${sweep_runs}/refused|--set jacobi2d.nx gives 1 point. a sweep needs at least 2"
+    "sweep_output|sweep ${sweep_case} --set jacobi2d.nx=64,128 --set run.output=x --out ${sweep_runs}/refused|--set run.output: a sweep writes each point into its own run directory inside the sweep's. name the sweep's with --out"
     "sweep_bad_point|sweep ${sweep_case} --set jacobi2d.nx=64,2 --out ${sweep_runs}/refused|point 1 \\(jacobi2d.nx=2\\): .*/jacobi2d/nx: 2 is not allowed")
 foreach(set_refusal IN LISTS set_refusals)
   string(REPLACE "|" ";" refusal_fields "${set_refusal}")
