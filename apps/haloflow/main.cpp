@@ -247,9 +247,9 @@ int main(int argc, char** argv) {
       ->check(kNotEmpty);
   sweep
       ->add_option("--figures", sweep_options.figures,
-                   "the figures of results.json to plot, comma-separated (e.g. "
-                   "time_per_step_s.median; an unknown name lists those there are; default: "
-                   "the model's time per step)")
+                   "the figures to tabulate and plot, comma-separated: time_per_step, bandwidth "
+                   "(the default) or any number of a point's results.json by its keys (e.g. "
+                   "step_time_us.p90, heat3d.error_max); an unknown name lists those there are")
       ->delimiter(',')
       ->allow_extra_args(false);
   sweep->add_flag("--force", sweep_options.force,
