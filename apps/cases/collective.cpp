@@ -27,7 +27,8 @@ void broadcast_text(std::string& text, int root, const BoundedCollectives& world
 
 CaseFile read_case_everywhere(const std::string& path, const MachineLimits& limits,
                               const MpiSession& mpi, Seconds timeout,
-                              const std::function<void(nlohmann::json&)>& adjust) {
+                              const std::function<void(nlohmann::json&)>& adjust,
+                              const std::string& source) {
   std::string text;
   int failed = 0;
   if (mpi.world_rank() == 0) {
@@ -47,7 +48,7 @@ CaseFile read_case_everywhere(const std::string& path, const MachineLimits& limi
   try {
     nlohmann::json root = input::parse_json(text, path);
     if (adjust) adjust(root);
-    return parse_case(root, path, limits);
+    return parse_case(root, source.empty() ? path : source, limits);
   } catch (const Error& error) {
     throw CollectiveError(error.what());
   }

@@ -28,12 +28,14 @@ class CollectiveError : public Error {
 
 //! Rank 0 reads the case file and broadcasts its text, so that every rank reads the same case;
 //! then every rank parses it, lets `adjust` change the document (the command line's overrides)
-//! and reads it. The broadcast waits at most `timeout` for the other ranks.
+//! and reads it, naming it `source` in the reader's messages (default: `path`; with overrides,
+//! source_with says so). The broadcast waits at most `timeout` for the other ranks.
 //! \throws CollectiveError on every rank for an unreadable or bad case; Error naming the ranks
 //! that did not take part in time.
-[[nodiscard]] CaseFile read_case_everywhere(
-    const std::string& path, const MachineLimits& limits, const MpiSession& mpi, Seconds timeout,
-    const std::function<void(nlohmann::json&)>& adjust = {});
+[[nodiscard]] CaseFile read_case_everywhere(const std::string& path, const MachineLimits& limits,
+                                            const MpiSession& mpi, Seconds timeout,
+                                            const std::function<void(nlohmann::json&)>& adjust = {},
+                                            const std::string& source = {});
 
 //! The same outcome on every rank: when any rank's `failure` is not empty, the lowest such rank's
 //! message is thrown on every rank as a CollectiveError. Collective over MPI_COMM_WORLD, each call

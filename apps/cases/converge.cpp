@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <set>
 #include <variant>
 
 #include "case_file.hpp"
+#include "case_settings.hpp"
 #include "collective.hpp"
 #include "executors.hpp"
 #include "haloflow/convergence.hpp"
@@ -44,37 +44,6 @@ constexpr double kSameTime = 1e-9;
 // The reference run of a study in time takes a time step this many times smaller than the
 // smallest of the series.
 constexpr double kReferenceRefinement = 8;
-
-std::string shown_value(const nlohmann::json& value) {
-  return value.is_string() ? value.get<std::string>() : value.dump();
-}
-
-// A value of --set: a JSON number, true, false or a quoted string; any other text a string.
-nlohmann::json parse_value(const std::string& text) {
-  const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
-  if (!parsed.is_discarded() && (parsed.is_number() || parsed.is_boolean() || parsed.is_string())) {
-    return parsed;
-  }
-  return text;
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) return parts;
-    start = end + 1;
-  }
-}
-
-// "a number", "an array", ...: a JSON value's type in a sentence.
-std::string kind_of(const nlohmann::json& value) {
-  const std::string type = value.type_name();
-  if (type == "null") return type;
-  return fmt::format("{} {}", type == "array" || type == "object" ? "an" : "a", type);
-}
 
 // on_root_everywhere, with any other exception of rank 0's step (a results.json section without
 // a key the study reads) an Error too, so that every rank learns of it.
@@ -300,105 +269,6 @@ std::string time_mismatch(const std::string& model, std::size_t index, const std
 }
 
 }  // namespace
-
-SeriesSetting parse_series_setting(const std::string& text) {
-  const std::size_t equals = text.find('=');
-  if (equals == std::string::npos) {
-    throw Error(fmt::format("--set {}: expected PATH=V1,V2,... (e.g. euler2d.nx=100,200,400)",
-                            printable(text, 200)));
-  }
-  SeriesSetting setting;
-  setting.path = text.substr(0, equals);
-  if (setting.path.empty()) {
-    throw Error(
-        fmt::format("--set {}: the path before '=' is empty; expected SECTION.KEY "
-                    "(e.g. euler2d.nx)",
-                    printable(text, 200)));
-  }
-  for (const std::string& key : split(setting.path, '.')) {
-    if (key.empty()) {
-      throw Error(
-          fmt::format("--set {}: the path {} has an empty key; expected keys joined by "
-                      "'.' (e.g. euler2d.nx)",
-                      printable(text, 200), printable(setting.path, 200)));
-    }
-    setting.pointer = input::pointer_to(setting.pointer, key);
-  }
-  const std::string list = text.substr(equals + 1);
-  for (const std::string& value : split(list, ',')) {
-    if (value.empty()) {
-      throw Error(fmt::format("--set {}: an empty value in {}; expected values separated by ','",
-                              printable(text, 200), printable(list.empty() ? "\"\"" : list, 200)));
-    }
-    setting.values.push_back(parse_value(value));
-  }
-  return setting;
-}
-
-std::size_t series_length(const std::vector<SeriesSetting>& settings) {
-  if (settings.empty()) {
-    throw Error("no --set given; expected at least one, e.g. --set euler2d.nx=100,200,400");
-  }
-  std::set<std::string> pointers;
-  for (const SeriesSetting& s : settings) {
-    if (!pointers.insert(s.pointer).second) {
-      throw Error(fmt::format("--set {} is given twice; give each path once", printable(s.path)));
-    }
-  }
-  // The first setting with more than one value sets the length; one value is the same at every
-  // point.
-  const auto varied = std::find_if(settings.begin(), settings.end(),
-                                   [](const SeriesSetting& s) { return s.values.size() > 1; });
-  if (varied == settings.end()) {
-    const SeriesSetting& first = settings.front();
-    throw Error(fmt::format(
-        "--set {} gives {} point; a convergence study needs at least 2 (e.g. {}=100,200,400)",
-        printable(first.path), first.values.size(), printable(first.path)));
-  }
-  for (const SeriesSetting& s : settings) {
-    if (s.values.size() != 1 && s.values.size() != varied->values.size()) {
-      throw Error(fmt::format(
-          "--set {} has {} values and --set {} has {}: settings varied together need as many "
-          "values each (or one, the same at every point)",
-          printable(varied->path), varied->values.size(), printable(s.path), s.values.size()));
-    }
-  }
-  return varied->values.size();
-}
-
-void apply_point(nlohmann::json& document, const std::vector<SeriesSetting>& settings,
-                 std::size_t index) {
-  for (const SeriesSetting& s : settings) {
-    const nlohmann::json::json_pointer pointer(s.pointer);
-    // Every object on the way must be an object (missing ones are made: the reader then names
-    // the key it does not know).
-    nlohmann::json::json_pointer parent = pointer.parent_pointer();
-    std::vector<nlohmann::json::json_pointer> above;
-    for (auto p = parent; !p.empty(); p = p.parent_pointer()) above.push_back(p);
-    if (!document.is_object()) {
-      throw Error(fmt::format("--set {}: the case is {}, not an object", printable(s.path),
-                              document.type_name()));
-    }
-    for (auto it = above.rbegin(); it != above.rend(); ++it) {
-      if (document.contains(*it) && !document.at(*it).is_object()) {
-        throw Error(fmt::format("--set {}: {} is {} in the case, not an object with keys",
-                                printable(s.path), printable(it->to_string()),
-                                kind_of(document.at(*it))));
-      }
-    }
-    document[pointer] = s.values.at(s.values.size() == 1 ? 0 : index);
-  }
-}
-
-std::string point_label(const std::vector<SeriesSetting>& settings, std::size_t index) {
-  std::string label;
-  for (const SeriesSetting& s : settings) {
-    if (s.values.size() == 1) continue;  // the same at every point: not what tells them apart
-    if (!label.empty()) label += ' ';
-    label += fmt::format("{}={}", s.path, shown_value(s.values.at(index)));
-  }
-  return label;
-}
 
 std::vector<double> difference_norms(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size() || a.empty()) {

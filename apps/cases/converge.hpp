@@ -10,36 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "case_settings.hpp"
 #include "haloflow/mpi_session.hpp"
 
 namespace haloflow::cases {
-
-//! One --set: the field at a JSON pointer of the case document and the values it takes in turn.
-struct SeriesSetting {
-  std::string path;     //!< as given: "euler2d.nx"
-  std::string pointer;  //!< "/euler2d/nx"
-  std::vector<nlohmann::json> values;
-};
-
-//! Reads "a.b=v1,v2,..." (each value a JSON number, true or false, a quoted JSON string, or
-//! otherwise taken as a string). \throws Error naming the flag for a missing '=', an empty path
-//! or key, an empty value.
-[[nodiscard]] SeriesSetting parse_series_setting(const std::string& text);
-
-//! The number of points the settings give: the length of those with more than one value (a
-//! setting of one value is the same at every point). \throws Error for no setting, a path given
-//! twice, lists of different lengths (naming them), fewer than 2 points.
-[[nodiscard]] std::size_t series_length(const std::vector<SeriesSetting>& settings);
-
-//! Lays point `index`'s values on the case document, making the objects a pointer goes through
-//! (the case reader then names a key that is not in the schema). \throws Error when the pointer
-//! goes through a value that is not an object.
-void apply_point(nlohmann::json& document, const std::vector<SeriesSetting>& settings,
-                 std::size_t index);
-
-//! What a point's varied settings say, for the tables: "euler2d.nx=100 euler2d.ny=100".
-[[nodiscard]] std::string point_label(const std::vector<SeriesSetting>& settings,
-                                      std::size_t index);
 
 //! L1 (mean |d|), L2 (root mean square) and Linf (largest |d|) of a - b. \throws Error for
 //! sizes that differ or no values.

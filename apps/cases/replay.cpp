@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "case_file.hpp"
+#include "case_settings.hpp"
 #include "collective.hpp"
 #include "executors.hpp"
 #include "haloflow/device.hpp"
@@ -203,9 +204,12 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
       .ranks = mpi.world_size(),
       .memory_gib = rank_memory_gib(device, ranks_on_this_node(MPI_COMM_WORLD))};
   const CaseFile c = read_case_everywhere(
-      options.case_path, limits, mpi, kDefaultTimeout, [&](nlohmann::json& root_json) {
+      options.case_path, limits, mpi, kDefaultTimeout,
+      [&](nlohmann::json& root_json) {
         override_exchange(root_json, options.handoff, options.transport);
-      });
+        apply_overrides(root_json, parse_overrides(options.sets));
+      },
+      source_with(options.case_path, options.sets));
   ExecutorKind kind = ExecutorKind::host;
   try {
     kind = choose_replay_executor(options.executor, have_gpu);

@@ -27,6 +27,7 @@ struct ReplayOptions {
   bool force = false;             //!< overwrite existing output files
   std::string handoff;            //!< the exchange's handoff; empty: the case's
   std::string transport;          //!< the exchange's transport; empty: the case's
+  std::vector<std::string> sets;  //!< each --set PATH=VALUE, laid on the case (case_settings.hpp)
 };
 
 //! What a replay found, on rank 0 (other ranks: `ranks` is empty).

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "case_file.hpp"
+#include "case_settings.hpp"
 #include "checkpoints.hpp"
 #include "collective.hpp"
 #include "copy_bandwidth.hpp"
@@ -198,7 +199,7 @@ void print_device(const std::optional<DeviceInfo>& device) {
 
 }  // namespace
 
-int run_case(const RunFlags& flags, MpiSession& mpi) {
+CaseRun run_case_in_session(const RunFlags& flags, MpiSession& mpi) {
   const bool root = mpi.world_rank() == 0;
   const RankPlacement placement = place_rank_on_device(MPI_COMM_WORLD);
   const bool have_gpu = placement.device >= 0;
@@ -207,9 +208,10 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
                              .memory_gib = rank_memory_gib(device, placement.local_size)};
   // Before the case is read only --timeout can bound its broadcast.
   const Seconds case_timeout = flags.timeout_s > 0 ? Seconds(flags.timeout_s) : kDefaultTimeout;
-  CaseFile c =
-      read_case_everywhere(flags.case_path, limits, mpi, case_timeout,
-                           [&](nlohmann::json& root_json) { apply_flags(flags, root_json); });
+  CaseFile c = read_case_everywhere(
+      flags.case_path, limits, mpi, case_timeout,
+      [&](nlohmann::json& root_json) { apply_flags(flags, root_json); },
+      source_with(flags.case_path, flags.sets));
   const Seconds timeout(c.run.timeout_s);
 
   ExecutorChoice choice;
@@ -249,7 +251,10 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
                     {"model", c.model->name()},
                     {"ranks", mpi.world_size()},
                     {"versions", outputs::versions()},
-                    {"machine", outputs::machine_description(device ? device->name : "none")}});
+                    {"machine", outputs::machine_description(device ? device->name : "none")},
+                    // Each --set, also one that left the case as it was (case.resolved.json
+                    // holds the values; this says which came from the command line).
+                    {"overrides", overrides_record(parse_overrides(flags.sets))}});
   nlohmann::json& results = record.results();
   outputs::WrittenFiles& written = record.written();
   on_root_everywhere(mpi, timeout, "starting the run directory", [&] {
@@ -326,9 +331,7 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
                                             .c_str()
                                       : "");
       }
-      mpi.finish(timeout);
-      models::keep_output_open_for_launcher();
-      return 128 + stop.signal();
+      return {.status = 128 + stop.signal(), .timeout = timeout, .out = place.out(), .results = {}};
     }
   } catch (const std::exception& error) {
     // Local work only (no collective: a silent rank must not be waited for again).
@@ -340,8 +343,14 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
                  outputs::console_failure().c_str(),
                  input::printable(place.out().string(), 300).c_str());
   }
-  mpi.finish(timeout);
-  return 0;
+  return {.status = 0, .timeout = timeout, .out = place.out(), .results = results};
+}
+
+int run_case(const RunFlags& flags, MpiSession& mpi) {
+  const CaseRun run = run_case_in_session(flags, mpi);
+  mpi.finish(run.timeout);
+  if (run.status != 0) models::keep_output_open_for_launcher();
+  return run.status;
 }
 
 int validate_case(const ValidateFlags& flags, MpiSession& mpi) {
@@ -350,7 +359,10 @@ int validate_case(const ValidateFlags& flags, MpiSession& mpi) {
   if (limits.memory_gib <= 0) {
     limits.memory_gib = rank_memory_gib(current_device(), limits.ranks);
   }
-  const CaseFile c = read_case_everywhere(flags.case_path, limits, mpi, kDefaultTimeout);
+  const CaseFile c = read_case_everywhere(
+      flags.case_path, limits, mpi, kDefaultTimeout,
+      [&](nlohmann::json& root_json) { apply_overrides(root_json, parse_overrides(flags.sets)); },
+      source_with(flags.case_path, flags.sets));
   if (mpi.world_rank() == 0) {
     outputs::print_out(
         fmt::format("ok: {}: {}\n", input::printable(flags.case_path, 300), c.summary(limits)));

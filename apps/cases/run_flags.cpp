@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "case_file.hpp"
+#include "case_settings.hpp"
 #include "haloflow/error.hpp"
 #include "model.hpp"
 #include "printable.hpp"
@@ -31,12 +33,10 @@ std::vector<std::string> stepping_flags(const RunFlags& flags) {
   return given;
 }
 
-// The command line's overrides, laid on the case document before it is read, so that the one
-// reader checks them as it checks the case. A flag that does not apply to the case's model is an
-// error, not silently ignored.
-}  // namespace
-
-void apply_flags(const RunFlags& flags, nlohmann::json& root) {
+// The command line's flags, laid on the case document before it is read, so that the one reader
+// checks them as it checks the case. A flag that does not apply to the case's model is an error,
+// not silently ignored. `written` gets the pointer of each field a flag set.
+void lay_flags(const RunFlags& flags, nlohmann::json& root, std::vector<std::string>& written) {
   if (!root.is_object() || !root.contains("model") || !root["model"].is_string()) return;
   const auto model = models::make_model(root["model"].get<std::string>());
   if (!model) return;
@@ -56,19 +56,42 @@ void apply_flags(const RunFlags& flags, nlohmann::json& root) {
   nlohmann::json& run = root["run"];
   if (run.is_null()) run = nlohmann::json::object();
   const int length = flags.steps > 0 ? flags.steps : flags.frames;
+  const auto set = [&](const std::string& key, const nlohmann::json& value) {
+    run[key] = value;
+    written.push_back("/run/" + key);
+  };
   if (length > 0) {
-    for (const auto& key : shape.length_keys) run[key] = length;
+    for (const auto& key : shape.length_keys) set(key, length);
   }
-  if (!flags.executor.empty()) run["executor"] = flags.executor;
-  if (!flags.out.empty()) run["output"] = flags.out;
+  if (!flags.executor.empty()) set("executor", flags.executor);
+  if (!flags.out.empty()) set("output", flags.out);
   if (shape.steps_in_time) {
-    if (flags.vtk) run["vtk"] = true;
-    if (flags.png) run["png"] = true;
-    if (flags.checkpoint_every >= 0) run["checkpoint_every"] = flags.checkpoint_every;
-    if (flags.output_every >= 0) run["output_every"] = flags.output_every;
-    if (flags.timeout_s > 0) run["timeout_s"] = flags.timeout_s;
+    if (flags.vtk) set("vtk", true);
+    if (flags.png) set("png", true);
+    if (flags.checkpoint_every >= 0) set("checkpoint_every", flags.checkpoint_every);
+    if (flags.output_every >= 0) set("output_every", flags.output_every);
+    if (flags.timeout_s > 0) set("timeout_s", flags.timeout_s);
   }
+  if (!flags.handoff.empty()) written.emplace_back("/exchange/handoff");
+  if (!flags.transport.empty()) written.emplace_back("/exchange/transport");
   override_exchange(root, flags.handoff, flags.transport);
+}
+
+}  // namespace
+
+void apply_flags(const RunFlags& flags, nlohmann::json& root) {
+  std::vector<std::string> written;
+  lay_flags(flags, root, written);
+  const std::vector<SeriesSetting> overrides = parse_overrides(flags.sets);
+  for (const SeriesSetting& s : overrides) {
+    if (std::find(written.begin(), written.end(), s.pointer) != written.end()) {
+      throw Error(
+          fmt::format("--set {} sets {}, which a flag of the command line also sets; give "
+                      "one of them",
+                      input::printable(s.path), s.pointer));
+    }
+  }
+  apply_overrides(root, overrides);
 }
 
 }  // namespace haloflow::cases

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace haloflow::cases {
 
@@ -26,14 +27,16 @@ struct RunFlags {
   int restart_step = -1;  //!< --step: continue from this complete checkpoint instead
   std::string dump;       //!< rank 0 writes the final global field here (raw)
   int output_every = -1;
-  std::string handoff;    //!< the exchange's handoff (auto, host-node, proxy)
-  std::string transport;  //!< the exchange's transport (auto, mpi, nccl)
-  double timeout_s = 0;   //!< every exchange's and collective's bound; 0: the case's
+  std::string handoff;            //!< the exchange's handoff (auto, host-node, proxy)
+  std::string transport;          //!< the exchange's transport (auto, mpi, nccl)
+  double timeout_s = 0;           //!< every exchange's and collective's bound; 0: the case's
+  std::vector<std::string> sets;  //!< each --set PATH=VALUE as given (case_settings.hpp)
 };
 
 //! Lays `flags`' overrides on the case document `root` (its run section, the exchange's handoff
-//! and transport). \throws Error naming the flags given that do not apply to the case's model
-//! (the seed takes none of the stepping models' flags).
+//! and transport), then each --set. \throws Error naming the flags given that do not apply to the
+//! case's model (the seed takes none of the stepping models' flags), a malformed --set, or a
+//! --set of a field a flag also sets (--steps and --set run.steps: give one).
 void apply_flags(const RunFlags& flags, nlohmann::json& root);
 
 }  // namespace haloflow::cases

@@ -1,6 +1,6 @@
 // haloflow: run JSON-described cases and report how much communication the frame hid. This file
-// parses the command line; the subcommands are apps/cases/run_case.hpp (run, validate) and
-// commands.hpp (replay, info).
+// parses the command line; the subcommands are apps/cases/run_case.hpp (run, validate),
+// converge.hpp, sweep.hpp and commands.hpp (replay, info).
 
 #include <mpi.h>
 #include <CLI/CLI.hpp>
@@ -26,6 +26,7 @@
 #include "replay.hpp"
 #include "run_case.hpp"
 #include "stop_signals.hpp"
+#include "sweep.hpp"
 
 using haloflow::app::replay_command;
 using haloflow::app::show_info;
@@ -34,11 +35,18 @@ using haloflow::cases::converge_case;
 using haloflow::cases::ConvergeFlags;
 using haloflow::cases::run_case;
 using haloflow::cases::RunFlags;
+using haloflow::cases::sweep_case;
+using haloflow::cases::SweepFlags;
 using haloflow::cases::validate_case;
 using haloflow::cases::ValidateFlags;
 using haloflow::input::printable_message;
 
 namespace {
+
+constexpr const char* kSetHelp =
+    "PATH=VALUE: the case field at PATH (keys joined by '.', e.g. jacobi2d.nx=4096 or "
+    "run.steps=200) takes VALUE (a JSON number, true, false or \"text\"; else the text), checked "
+    "as a value in the file is; repeatable";
 
 // A path option given as "" is an error, not "not given".
 const CLI::Validator kNotEmpty(
@@ -140,6 +148,7 @@ int main(int argc, char** argv) {
   run->add_option("--transport", options.transport,
                   "how halos travel between ranks (default: the case's exchange.transport)")
       ->check(CLI::IsMember({"auto", "mpi", "nccl"}));
+  run->add_option("--set", options.sets, kSetHelp)->allow_extra_args(false);
   run->add_flag("--force", options.force,
                 "replace an existing run directory (its previous run is removed first) and "
                 "overwrite files given to --json, --dot and --dump");
@@ -156,6 +165,7 @@ int main(int argc, char** argv) {
                    "memory per rank, GiB (default: the device's, or without a GPU this machine's "
                    "memory shared by the ranks)")
       ->check(finite_between(0, 1e6, true));
+  validate->add_option("--set", validate_options.sets, kSetHelp)->allow_extra_args(false);
   haloflow::cases::ReplayOptions replay_options;
   auto* replay = app.add_subcommand(
       "replay",
@@ -193,6 +203,7 @@ int main(int argc, char** argv) {
       ->add_option("--transport", replay_options.transport,
                    "how halos travel between ranks (default: the case's)")
       ->check(CLI::IsMember({"auto", "mpi", "nccl"}));
+  replay->add_option("--set", replay_options.sets, kSetHelp)->allow_extra_args(false);
   replay->add_flag("--force", replay_options.force, "overwrite existing output files");
   ConvergeFlags converge_options;
   auto* converge = app.add_subcommand(
@@ -217,6 +228,32 @@ int main(int argc, char** argv) {
                      "grid, against a run with a step 8 times smaller than the smallest");
   converge->add_flag("--force", converge_options.force,
                      "replace an existing run directory that haloflow made");
+  SweepFlags sweep_options;
+  auto* sweep = app.add_subcommand(
+      "sweep",
+      "run a case at a series of settings, one run directory per point, and tabulate and plot "
+      "the figures of their results against the varied setting");
+  sweep->add_option("case", sweep_options.case_path, "the case file (JSON)")->required();
+  sweep
+      ->add_option("--set", sweep_options.sets,
+                   "PATH=V1,V2,...: the case field at PATH (keys joined by '.', e.g. "
+                   "jacobi2d.nx) takes each value in turn; several --set vary together, one of "
+                   "a single value holds at every point")
+      ->required()
+      ->allow_extra_args(false);
+  sweep
+      ->add_option("--out", sweep_options.out,
+                   "the sweep's directory (default: runs/sweep_<case name>)")
+      ->check(kNotEmpty);
+  sweep
+      ->add_option("--figures", sweep_options.figures,
+                   "the figures to tabulate and plot, comma-separated: time_per_step, bandwidth "
+                   "(the default) or any number of a point's results.json by its keys (e.g. "
+                   "step_time_us.p90, heat3d.error_max); an unknown name lists those there are")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  sweep->add_flag("--force", sweep_options.force,
+                  "replace an existing sweep directory that haloflow made");
   auto* info = app.add_subcommand("info", "describe the device, MPI and this build");
   try {
     app.parse(argc, argv);
@@ -236,6 +273,11 @@ int main(int argc, char** argv) {
       // SIGINT and SIGTERM stop a point's run between frames, as they stop `run`.
       haloflow::models::catch_stop_signals(mpi->world_rank() == 0);
       return converge_case(converge_options, *mpi);
+    }
+    if (sweep->parsed()) {
+      // SIGINT and SIGTERM stop a point's run between frames, as they stop `run`.
+      haloflow::models::catch_stop_signals(mpi->world_rank() == 0);
+      return sweep_case(sweep_options, *mpi);
     }
     int status = 0;
     if (replay->parsed()) status = replay_command(replay_options, *mpi);

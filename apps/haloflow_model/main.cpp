@@ -1,8 +1,9 @@
 // haloflow_model: one model run under mpiexec from flags instead of a case file, for the
 // benchmarks (tools/bench-models) and the model tests. A thin command over the same library as
-// `haloflow run`: the flags become the model's case section, read by the model's one reader, and
-// the run and its report are the model's.
-//   mpiexec -n R haloflow_model jacobi2d|heat3d|euler2d [--nx N --ny N --nz N --steps S ...
+// `haloflow run`: the flags become a case document ({"model": MODEL} and each --set PATH=VALUE),
+// read by the one case reader (apps/cases/case_file.hpp), and the run and its report are the
+// model's. The model's own flags (--nx, --cfl, ...) are aliases of --set MODEL.KEY=VALUE.
+//   mpiexec -n R haloflow_model jacobi2d|heat3d|euler2d [--set jacobi2d.nx=N ... --steps S
 //       --executor graph|streams|serial|host|auto --dump FILE --compare FILE --tolerance X]
 // Exit: 0 done, 1 an error or a failed --compare, 77 a GPU executor asked for without a GPU.
 
@@ -11,13 +12,18 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "case_file.hpp"
+#include "case_settings.hpp"
 #include "copy_bandwidth.hpp"
 #include "executors.hpp"
 #include "haloflow/bounded_mpi.hpp"
@@ -25,7 +31,6 @@
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/ranks.hpp"
-#include "json_fields.hpp"
 #include "machine_memory.hpp"
 #include "model.hpp"
 #include "output_files.hpp"
@@ -39,9 +44,12 @@ namespace models = haloflow::models;
 
 struct Flags {
   std::string model;
-  nlohmann::json section = nlohmann::json::object();  // the flags that set the model's section
-  int steps = 0;                                      // 0: the model's default
-  int warmup = -1;                                    // -1: the executor's default
+  // The model's own flags as they were given: key and text, each an alias of --set MODEL.KEY=TEXT.
+  std::vector<std::pair<std::string, std::string>> aliases;
+  std::vector<std::string> sets;           // each --set PATH=VALUE as given
+  std::vector<std::string> flag_pointers;  // the case fields the flags given set
+  int steps = 0;                           // 0: the model's default
+  int warmup = -1;                         // -1: the executor's default
   bool overlap = false;
   std::string executor = "graph";
   std::string handoff = "auto";
@@ -69,51 +77,49 @@ CLI::Validator finite_between(double low, double high) {
       fmt::format("NUMBER in [{}, {}]", low, high));
 }
 
-// A flag that sets key `key` of the model's section (the reader checks its value).
-template <class T>
+// A flag that sets key `key` of the model's section: --set MODEL.KEY=VALUE by another name (the
+// one reader reads the value, as it reads --set's).
 void section_flag(CLI::App& app, Flags& flags, const std::string& name, const char* key,
                   const std::string& help) {
-  app.add_option_function<T>(
-      name, [&flags, key](const T& value) { flags.section[key] = value; }, help);
+  app.add_option_function<std::string>(
+      name, [&flags, key](const std::string& value) { flags.aliases.emplace_back(key, value); },
+      help + "; the same as --set MODEL." + key + "=VALUE");
 }
 
 void add_flags(CLI::App& app, Flags& f) {
   app.add_option("model", f.model, "jacobi2d, heat3d or euler2d")
       ->required()
       ->check(CLI::IsMember({"jacobi2d", "heat3d", "euler2d"}));
-  section_flag<long long>(app, f, "--nx", "nx", "cells along x (jacobi2d: 16384, heat3d: 256)");
-  section_flag<long long>(app, f, "--ny", "ny", "cells along y (jacobi2d: rows, 2 of them copies)");
-  section_flag<long long>(app, f, "--nz", "nz", "cells along z (heat3d)");
-  section_flag<long long>(app, f, "--norm-every", "norm_every",
-                          "jacobi2d: L2 norm every K steps (0: never; default 100)");
-  section_flag<long long>(app, f, "--print-every", "print_every",
-                          "jacobi2d: print norms of steps that are multiples (default 100)");
-  section_flag<long long>(app, f, "--rows-per-thread", "rows_per_thread",
-                          "jacobi2d: consecutive rows each GPU thread walks (tuning; default 8)");
-  app.add_option_function<std::string>(
-      "--steps-per-frame",
-      [&f](const std::string& value) {
-        // 1 or 2 as numbers, anything else as given: the model's reader names what is allowed.
-        const bool digits = !value.empty() && value.size() < 10 &&
-                            value.find_first_not_of("0123456789") == std::string::npos;
-        f.section["steps_per_frame"] =
-            digits ? nlohmann::json(std::stoll(value)) : nlohmann::json(value);
-      },
-      "jacobi2d: 2 takes two steps in one sweep (ghosts two deep), 1 one, auto two where every "
-      "rank owns two cells along each axis with a neighbour, else one (default auto)");
-  section_flag<std::string>(app, f, "--precision", "precision",
-                            "float or double (jacobi2d: float, heat3d: double)");
-  section_flag<std::string>(app, f, "--split", "split", "jacobi2d: 1d (rows over ranks) or 2d");
-  section_flag<double>(app, f, "--nu", "nu", "heat3d: diffusivity (default 1)");
-  section_flag<long long>(app, f, "--mode", "mode", "heat3d: wave number k of the sine mode");
-  section_flag<double>(app, f, "--dt", "dt", "heat3d: time step (0: h^2 / (8 nu))");
-  section_flag<std::string>(app, f, "--case", "case", "euler2d: vortex, sod-x, sod-y or kh");
-  section_flag<double>(app, f, "--cfl", "cfl", "euler2d: CFL number (default 0.4)");
-  section_flag<double>(app, f, "--t-end", "t_end", "euler2d: stop at this time (0: after --steps)");
-  section_flag<long long>(app, f, "--rk", "rk", "euler2d: SSP Runge-Kutta stages, 2 or 3");
-  section_flag<std::string>(app, f, "--limiter", "limiter",
-                            "euler2d: minmod, vanleer or none (unlimited)");
-  section_flag<std::string>(app, f, "--riemann", "riemann", "euler2d: hllc or rusanov");
+  section_flag(app, f, "--nx", "nx", "cells along x (jacobi2d: 16384, heat3d: 256)");
+  section_flag(app, f, "--ny", "ny", "cells along y (jacobi2d: rows, 2 of them copies)");
+  section_flag(app, f, "--nz", "nz", "cells along z (heat3d)");
+  section_flag(app, f, "--norm-every", "norm_every",
+               "jacobi2d: L2 norm every K steps (0: never; default 100)");
+  section_flag(app, f, "--print-every", "print_every",
+               "jacobi2d: print norms of steps that are multiples (default 100)");
+  section_flag(app, f, "--rows-per-thread", "rows_per_thread",
+               "jacobi2d: consecutive rows each GPU thread walks (tuning; default 8)");
+  section_flag(app, f, "--steps-per-frame", "steps_per_frame",
+               "jacobi2d: 2 takes two steps in one sweep (ghosts two deep), 1 one, auto two where "
+               "every rank owns two cells along each axis with a neighbour, else one (default "
+               "auto)");
+  section_flag(app, f, "--precision", "precision",
+               "float or double (jacobi2d: float, heat3d: double)");
+  section_flag(app, f, "--split", "split", "jacobi2d: 1d (rows over ranks) or 2d");
+  section_flag(app, f, "--nu", "nu", "heat3d: diffusivity (default 1)");
+  section_flag(app, f, "--mode", "mode", "heat3d: wave number k of the sine mode");
+  section_flag(app, f, "--dt", "dt", "heat3d: time step (0: h^2 / (8 nu))");
+  section_flag(app, f, "--case", "case", "euler2d: vortex, sod-x, sod-y or kh");
+  section_flag(app, f, "--cfl", "cfl", "euler2d: CFL number (default 0.4)");
+  section_flag(app, f, "--t-end", "t_end", "euler2d: stop at this time (0: after --steps)");
+  section_flag(app, f, "--rk", "rk", "euler2d: SSP Runge-Kutta stages, 2 or 3");
+  section_flag(app, f, "--limiter", "limiter", "euler2d: minmod, vanleer or none (unlimited)");
+  section_flag(app, f, "--riemann", "riemann", "euler2d: hllc or rusanov");
+  app.add_option("--set", f.sets,
+                 "PATH=VALUE: the case field at PATH (e.g. jacobi2d.nx=4096, run.steps=200) "
+                 "takes VALUE (a JSON number, true, false or \"text\"; else the text), read by "
+                 "the case reader as `haloflow run --set` is; repeatable")
+      ->allow_extra_args(false);
   app.add_option("--steps", f.steps, "timed steps (jacobi2d: 1000, heat3d and euler2d: 100)")
       ->check(CLI::Range(1, 100000000));
   app.add_option("--warmup", f.warmup, "steps run and discarded first (GPU: 10, host: 0)")
@@ -149,21 +155,76 @@ void add_flags(CLI::App& app, Flags& f) {
       ->capture_default_str();
 }
 
-// The model, its section read from the flags by the model's own reader (every rank alike).
-std::unique_ptr<models::Model> read_model(const Flags& f, int ranks) {
-  auto model = models::make_model(f.model);
-  haloflow::input::JsonFields fields(
-      fmt::format("haloflow_model {} (its flags as the case section /{})", f.model, f.model));
-  model->read_section(fields, f.section, f.model);
-  if (fields.problems().empty()) model->check_rules(fields);
-  const auto device = haloflow::current_device();
-  if (fields.problems().empty()) {
-    // Without a GPU: this machine's memory over the ranks (taken to share one node).
-    model->check_machine(
-        fields, {.ranks = ranks, .memory_gib = haloflow::cases::rank_memory_gib(device, ranks)});
+// The --set paths of run and exchange that haloflow_model takes (it writes no outputs, and its
+// model is its first argument).
+const std::vector<std::string> kTakenPointers{"/run/steps",        "/run/warmup",
+                                              "/run/executor",     "/run/timeout_s",
+                                              "/exchange/handoff", "/exchange/transport"};
+
+// kTakenPointers as --set spells them: "run.steps, run.warmup, ...".
+std::string taken_paths() {
+  std::string paths;
+  for (const std::string& pointer : kTakenPointers) {
+    std::string path = pointer.substr(1);
+    std::replace(path.begin(), path.end(), '/', '.');
+    paths += (paths.empty() ? "" : ", ") + path;
   }
-  fields.throw_if_any();
-  return model;
+  return paths;
+}
+
+// The flags as a case document: the model, its flags' run and exchange fields, then every --set
+// (the model's own flags first: they are --set by other names).
+nlohmann::json case_document(const Flags& f, std::vector<std::string>& sets) {
+  nlohmann::json run = {{"executor", f.executor}, {"timeout_s", f.timeout_s}};
+  if (f.steps > 0) run["steps"] = f.steps;
+  if (f.warmup >= 0) run["warmup"] = f.warmup;
+  nlohmann::json document = {{"model", f.model},
+                             {"run", std::move(run)},
+                             {"exchange", {{"handoff", f.handoff}, {"transport", f.transport}}}};
+  for (const auto& [key, text] : f.aliases) sets.push_back(f.model + "." + key + "=" + text);
+  sets.insert(sets.end(), f.sets.begin(), f.sets.end());
+  const auto overrides = haloflow::cases::parse_overrides(sets);
+  for (const auto& s : overrides) {
+    const bool section = s.pointer.starts_with("/" + f.model + "/");
+    const bool taken =
+        std::find(kTakenPointers.begin(), kTakenPointers.end(), s.pointer) != kTakenPointers.end();
+    if (!section && !taken) {
+      throw haloflow::Error(fmt::format(
+          "--set {}: haloflow_model takes the model's section ({}.KEY) and {}; the model is its "
+          "first argument and it writes no outputs (haloflow run takes the whole case)",
+          haloflow::input::printable(s.path), f.model, taken_paths()));
+    }
+    if (std::find(f.flag_pointers.begin(), f.flag_pointers.end(), s.pointer) !=
+        f.flag_pointers.end()) {
+      throw haloflow::Error(
+          fmt::format("--set {} sets {}, which a flag of the command line also sets; give one of "
+                      "them",
+                      haloflow::input::printable(s.path), s.pointer));
+    }
+  }
+  haloflow::cases::apply_overrides(document, overrides);
+  return document;
+}
+
+// The case the flags make, read by the one case reader (every rank alike).
+haloflow::cases::CaseFile read_case(const Flags& f, int ranks) {
+  std::vector<std::string> sets;
+  const nlohmann::json document = case_document(f, sets);
+  const auto device = haloflow::current_device();
+  // Without a GPU: this machine's memory over the ranks (taken to share one node).
+  const haloflow::cases::MachineLimits limits{
+      .ranks = ranks, .memory_gib = haloflow::cases::rank_memory_gib(device, ranks)};
+  auto c = haloflow::cases::parse_case(
+      document,
+      haloflow::cases::source_with(fmt::format("haloflow_model {} (its flags as a case)", f.model),
+                                   sets),
+      limits);
+  if (c.run.executor == "all") {
+    throw haloflow::Error(
+        "/run/executor: \"all\" is not allowed here; haloflow_model runs one executor: graph, "
+        "streams, serial, host or auto (haloflow run compares them all)");
+  }
+  return c;
 }
 
 // Rank 0 writes and compares the global field; \returns 1 on every rank when the comparison
@@ -184,11 +245,11 @@ int finish_field(const Flags& f, const models::ModelResult& result, int rank) {
   return status;
 }
 
-int run(const Flags& f, const haloflow::MpiSession& mpi) {
+int run(Flags& f, const haloflow::MpiSession& mpi) {
   const bool have_gpu = haloflow::place_rank_on_device(MPI_COMM_WORLD).device >= 0;
-  std::unique_ptr<models::Model> model;
+  haloflow::cases::CaseFile c;
   try {
-    model = read_model(f, mpi.world_size());
+    c = read_case(f, mpi.world_size());
   } catch (const haloflow::Error& error) {
     // Every rank read the same flags: one report, no abort.
     if (mpi.world_rank() == 0) {
@@ -197,26 +258,28 @@ int run(const Flags& f, const haloflow::MpiSession& mpi) {
     }
     return 1;
   }
+  models::Model& model = *c.model;
+  f.timeout_s = c.run.timeout_s;  // the collectives after the run take the case's bound too
   ExecutorKind executor = ExecutorKind::host;
   try {
-    executor = haloflow::cases::choose_executors(f.executor, *model, have_gpu).executors.front();
+    executor = haloflow::cases::choose_executors(c.run.executor, model, have_gpu).executors.front();
   } catch (const haloflow::cases::NoDeviceError&) {
     if (mpi.world_rank() == 0) {
-      fmt::print("haloflow_model: no CUDA device for the {} executor: skipped\n", f.executor);
+      fmt::print("haloflow_model: no CUDA device for the {} executor: skipped\n", c.run.executor);
     }
     return 77;
   }
   models::RunOptions options;
   options.executor = executor;
-  options.steps = f.steps > 0 ? f.steps : model->run_shape().default_steps;
-  options.warmup = f.warmup >= 0 ? f.warmup : models::default_warmup(executor);
+  options.steps = c.run.steps;
+  options.warmup = c.run.warmup >= 0 ? c.run.warmup : models::default_warmup(executor);
   options.gather = !f.dump.empty() || !f.compare.empty();
-  options.handoff = *haloflow::handoff_from_string(f.handoff);
-  options.transport = *haloflow::transport_from_string(f.transport);
+  options.handoff = c.exchange.handoff;
+  options.transport = c.exchange.transport;
   options.self_on_device = f.self_exchange == "device";
-  options.exchange_timeout = std::chrono::duration<double>(f.timeout_s);
+  options.exchange_timeout = std::chrono::duration<double>(c.run.timeout_s);
   options.measure_overlap = f.overlap;
-  const auto result = model->run_steps(options, MPI_COMM_WORLD);
+  const auto result = model.run_steps(options, MPI_COMM_WORLD);
   if (mpi.world_rank() == 0) {
     // The fraction against this machine's copy, never another's.
     const double bandwidth = f.copy_bandwidth > 0             ? f.copy_bandwidth
@@ -239,6 +302,16 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     return app.exit(error);
+  }
+  // The case fields the flags given set: a --set of one of them as well is refused.
+  for (const auto& [flag, pointer] :
+       std::vector<std::pair<std::string, std::string>>{{"--steps", "/run/steps"},
+                                                        {"--warmup", "/run/warmup"},
+                                                        {"--executor", "/run/executor"},
+                                                        {"--timeout", "/run/timeout_s"},
+                                                        {"--handoff", "/exchange/handoff"},
+                                                        {"--transport", "/exchange/transport"}}) {
+    if (app.count(flag) > 0) flags.flag_pointers.push_back(pointer);
   }
   std::optional<haloflow::MpiSession> mpi;  // outlives the handler, which may need MPI_Abort
   try {

@@ -3,7 +3,8 @@
 
 # A peer stopped (SIGSTOP) in the middle of a model run: the live rank ends the run within the
 # exchange timeout + 2 s, naming it, on every executor and handoff (GPU ones skip without a GPU).
-set(silent_jacobi jacobi2d --nx 256 --ny 256 --steps 100000000 --norm-every 0)
+set(silent_jacobi jacobi2d --set jacobi2d.nx=256 --set jacobi2d.ny=256 --steps 100000000
+    --set jacobi2d.norm_every=0)
 haloflow_cli_test(silent_peer_host
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/silent_peer.sh ${MPIEXEC_EXECUTABLE}
           ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:haloflow_model> ${silent_jacobi} --executor host
@@ -31,7 +32,8 @@ endif()
 haloflow_cli_test(silent_peer_euler2d_graph_proxy
   COMMAND env "EXPECT=no halo arrived from rank 1|not heard from: rank 1" bash
           ${CMAKE_CURRENT_SOURCE_DIR}/silent_peer.sh ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2
-          $<TARGET_FILE:haloflow_model> euler2d --nx 128 --ny 128 --steps 100000000 --executor graph
+          $<TARGET_FILE:haloflow_model> euler2d --set euler2d.nx=128 --set euler2d.ny=128
+          --steps 100000000 --executor graph
           --handoff proxy
   LABELS gpu mpi TIMEOUT 90)
 
@@ -80,9 +82,9 @@ set(gpu_fault_tests
     "jacobi2d_norm|graph|auto|run ${fault_cases}/jacobi2d_live_norms.json|jacobi2d norms of steps [0-9]+ to [0-9]+: MPI_Iallreduce did not complete"
     "jacobi2d_norm|streams|auto|run ${fault_cases}/jacobi2d_live_norms.json|jacobi2d norms of steps [0-9]+ to [0-9]+: MPI_Iallreduce did not complete"
     "jacobi2d_norm|serial|auto|run ${fault_cases}/jacobi2d_live_norms.json|jacobi2d norms of steps [0-9]+ to [0-9]+: MPI_Iallreduce did not complete"
-    "euler2d_cfl|streams|auto|euler2d --nx 64 --ny 64 --steps 100000000|euler2d cfl.allreduce \\(the time step\\): MPI_Iallreduce did not complete"
-    "euler2d_cfl_proxy|graph|proxy|euler2d --nx 64 --ny 64 --steps 100000000|euler2d cfl.allreduce \\(the time step\\): MPI_Iallreduce did not complete"
-    "euler2d_cfl_host_node|graph|host-node|euler2d --nx 64 --ny 64 --steps 100000000|euler2d cfl.allreduce \\(the time step\\): MPI_Iallreduce did not complete")
+    "euler2d_cfl|streams|auto|euler2d --set euler2d.nx=64 --set euler2d.ny=64 --steps 100000000|euler2d cfl.allreduce \\(the time step\\): MPI_Iallreduce did not complete"
+    "euler2d_cfl_proxy|graph|proxy|euler2d --set euler2d.nx=64 --set euler2d.ny=64 --steps 100000000|euler2d cfl.allreduce \\(the time step\\): MPI_Iallreduce did not complete"
+    "euler2d_cfl_host_node|graph|host-node|euler2d --set euler2d.nx=64 --set euler2d.ny=64 --steps 100000000|euler2d cfl.allreduce \\(the time step\\): MPI_Iallreduce did not complete")
 foreach(gpu_fault IN LISTS gpu_fault_tests)
   string(REPLACE "|" ";" gpu_fields "${gpu_fault}")
   list(GET gpu_fields 0 gpu_name)

@@ -5,8 +5,8 @@
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/model_dumps)
 # Decomposition invariance: 1 to 4 ranks give bitwise identical global fields.
 set(model_cases
-    "jacobi2d --nx 64 --ny 48 --steps 40 --norm-every 5"
-    "heat3d --nx 23 --ny 22 --nz 21 --steps 30")
+    "jacobi2d --set jacobi2d.nx=64 --set jacobi2d.ny=48 --steps 40 --set jacobi2d.norm_every=5"
+    "heat3d --set heat3d.nx=23 --set heat3d.ny=22 --set heat3d.nz=21 --steps 30")
 # The host executor's tests run in CI; the graph executor's skip without a GPU.
 set(model_host_properties LABELS host mpi TIMEOUT 60)
 set(model_graph_properties LABELS gpu mpi TIMEOUT 120)
@@ -58,16 +58,17 @@ endforeach()
 # An unstable CFL number (3) makes Sod's tube go negative: the run must stop naming step, rank
 # and cell.
 haloflow_cli_test(model_euler_bad_state RANKS 3
-  COMMAND $<TARGET_FILE:haloflow_model> euler2d --executor host --case sod-x --nx 60 --ny 4 --cfl 3
+  COMMAND $<TARGET_FILE:haloflow_model> euler2d --executor host --set euler2d.case=sod-x
+          --set euler2d.nx=60 --set euler2d.ny=4 --set euler2d.cfl=3
           --steps 50
   LABELS host mpi TIMEOUT 60
   PASS_REGEX "euler2d: step [0-9]+, rank [0-9]+, cell \\([0-9]+, [0-9]+\\): density")
 # Decomposition invariance (1..4 ranks bitwise): the vortex (periodic), Sod along y (physical
 # walls), Kelvin-Helmholtz; host in CI, graph on a GPU.
 set(euler_cases
-    "vortex --nx 40 --ny 36 --steps 30"
-    "sod-y --nx 6 --ny 64 --steps 40"
-    "kh --nx 48 --ny 48 --steps 30")
+    "vortex --set euler2d.nx=40 --set euler2d.ny=36 --steps 30"
+    "sod-y --set euler2d.nx=6 --set euler2d.ny=64 --steps 40"
+    "kh --set euler2d.nx=48 --set euler2d.ny=48 --steps 30")
 foreach(executor host graph)
   foreach(euler_case IN LISTS euler_cases)
     separate_arguments(euler_args UNIX_COMMAND "${euler_case}")
@@ -76,7 +77,7 @@ foreach(executor host graph)
       COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/compare_model_dumps.sh
               ${CMAKE_CURRENT_BINARY_DIR}/model_dumps/${executor}-euler-${euler_name}
               ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow_model>
-              euler2d --case ${euler_args} --executor ${executor}
+              euler2d --set euler2d.case=${euler_args} --executor ${executor}
       ${model_${executor}_properties})
   endforeach()
 endforeach()
@@ -88,24 +89,25 @@ foreach(euler_case IN LISTS euler_cases)
   list(GET euler_args 0 euler_name)
   set(dump ${CMAKE_CURRENT_BINARY_DIR}/model_dumps/euler2d-${euler_name}-host-reference.raw)
   haloflow_cli_test(model_host_reference_euler2d_${euler_name} RANKS 2
-    COMMAND $<TARGET_FILE:haloflow_model> euler2d --case ${euler_args} --executor host --dump
-            ${dump}
+    COMMAND $<TARGET_FILE:haloflow_model> euler2d --set euler2d.case=${euler_args} --executor host
+            --dump ${dump}
     LABELS host mpi TIMEOUT 60 FIXTURES_SETUP model_host_euler2d_${euler_name})
   haloflow_cli_test(model_graph_vs_host_euler2d_${euler_name} RANKS 2
-    COMMAND $<TARGET_FILE:haloflow_model> euler2d --case ${euler_args} --executor graph --compare
-            ${dump} --tolerance 0
+    COMMAND $<TARGET_FILE:haloflow_model> euler2d --set euler2d.case=${euler_args} --executor graph
+            --compare ${dump} --tolerance 0
     LABELS gpu mpi TIMEOUT 60 FIXTURES_REQUIRED model_host_euler2d_${euler_name})
 endforeach()
 # The unlimited reconstruction (limiter none), both Riemann solvers, graph against host bitwise.
 foreach(riemann hllc rusanov)
   set(dump ${CMAKE_CURRENT_BINARY_DIR}/model_dumps/euler2d-vortex-none-${riemann}-host.raw)
-  set(unlimited_args vortex --nx 40 --ny 36 --steps 30 --limiter none --riemann ${riemann})
+  set(unlimited_args vortex --set euler2d.nx=40 --set euler2d.ny=36 --steps 30
+      --set euler2d.limiter=none --set euler2d.riemann=${riemann})
   haloflow_cli_test(model_host_reference_euler2d_vortex_unlimited_${riemann} RANKS 2
-    COMMAND $<TARGET_FILE:haloflow_model> euler2d --case ${unlimited_args} --executor host --dump
-            ${dump}
+    COMMAND $<TARGET_FILE:haloflow_model> euler2d --set euler2d.case=${unlimited_args}
+            --executor host --dump ${dump}
     LABELS host mpi TIMEOUT 60 FIXTURES_SETUP model_host_euler2d_unlimited_${riemann})
   haloflow_cli_test(model_graph_vs_host_euler2d_vortex_unlimited_${riemann} RANKS 2
-    COMMAND $<TARGET_FILE:haloflow_model> euler2d --case ${unlimited_args} --executor graph
-            --compare ${dump} --tolerance 0
+    COMMAND $<TARGET_FILE:haloflow_model> euler2d --set euler2d.case=${unlimited_args}
+            --executor graph --compare ${dump} --tolerance 0
     LABELS gpu mpi TIMEOUT 60 FIXTURES_REQUIRED model_host_euler2d_unlimited_${riemann})
 endforeach()

@@ -7,13 +7,14 @@ file(MAKE_DIRECTORY ${numerics_runs})
 
 # The conservation lines euler2d prints, from exact sums: identical on 1, 2 and 3 ranks (the
 # fields are bitwise identical; the totals were summed in rank order).
-foreach(numerics_case "kh --nx 48 --ny 40 --steps 30" "vortex --nx 36 --ny 30 --steps 30"
-                      "sod-x --nx 60 --ny 6 --steps 40")
+foreach(numerics_case "kh --set euler2d.nx=48 --set euler2d.ny=40 --steps 30"
+                      "vortex --set euler2d.nx=36 --set euler2d.ny=30 --steps 30"
+                      "sod-x --set euler2d.nx=60 --set euler2d.ny=6 --steps 40")
   separate_arguments(numerics_args UNIX_COMMAND "${numerics_case}")
   list(GET numerics_args 0 numerics_name)
   haloflow_cli_test(numerics_euler2d_conservation_ranks_${numerics_name}
     COMMAND bash ${numerics_script} conservation ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG}
-            $<TARGET_FILE:haloflow_model> euler2d --case ${numerics_args}
+            $<TARGET_FILE:haloflow_model> euler2d --set euler2d.case=${numerics_args}
     LABELS host mpi TIMEOUT 120
     PASS_REGEX "numerics: ok")
 endforeach()
@@ -43,13 +44,13 @@ haloflow_cli_test(numerics_jacobi2d_auto_thin_run
   PASS_REGEX "numerics: ok")
 haloflow_cli_test(numerics_jacobi2d_auto_thin_model
   COMMAND bash ${numerics_script} once "one step a frame \\(steps_per_frame auto"
-          $<TARGET_FILE:haloflow_model> jacobi2d --nx 8 --ny 3 --steps 4 --executor host
-          --steps-per-frame auto
+          $<TARGET_FILE:haloflow_model> jacobi2d --set jacobi2d.nx=8 --set jacobi2d.ny=3 --steps 4
+          --executor host --set jacobi2d.steps_per_frame=auto
   TIMEOUT 60
   PASS_REGEX "numerics: ok")
 haloflow_cli_test(numerics_jacobi2d_two_thin_model
-  COMMAND $<TARGET_FILE:haloflow_model> jacobi2d --nx 8 --ny 3 --steps 4 --executor host
-          --steps-per-frame 2
+  COMMAND $<TARGET_FILE:haloflow_model> jacobi2d --set jacobi2d.nx=8 --set jacobi2d.ny=3 --steps 4
+          --executor host --set jacobi2d.steps_per_frame=2
   TIMEOUT 60
   PASS_REGEX "/jacobi2d/steps_per_frame: 2 is not allowed on 1 rank: [^\n]*expected 1 \\(one ghost layer\\) or \"auto\""
   FAIL_REGEX "ghost_width|result: model=jacobi2d")

@@ -32,7 +32,7 @@ foreach(flag_refusal IN LISTS flag_refusals)
 endforeach()
 foreach(model_refusal "timeout_nan|--timeout nan|--timeout: nan is not allowed"
                       "tolerance_nan|--tolerance nan|--tolerance: nan is not allowed"
-                      "cfl_nan|--cfl nan|/euler2d/cfl: nan is not allowed")
+                      "cfl_nan|--cfl nan|/euler2d/cfl: \"nan\" is not allowed")
   string(REPLACE "|" ";" refusal_fields "${model_refusal}")
   list(GET refusal_fields 0 refusal_name)
   list(GET refusal_fields 1 refusal_args)

@@ -68,3 +68,28 @@ TEST_CASE("run flags: a document the reader will refuse is left for the reader t
   apply_flags(flags, run_not_object);
   CHECK(run_not_object["run"] == 5);
 }
+
+TEST_CASE("run flags: each --set is laid on the document after the flags, a clash refused") {
+  json root = {{"model", "jacobi2d"}, {"jacobi2d", {{"nx", 256}}}};
+  RunFlags flags;
+  flags.steps = 5;
+  flags.sets = {"jacobi2d.nx=4096", "jacobi2d.precision=double", "run.vtk=true"};
+  apply_flags(flags, root);
+  CHECK(root["jacobi2d"]["nx"] == 4096);
+  CHECK(root["jacobi2d"]["precision"] == "double");
+  CHECK(root["run"]["vtk"] == true);
+  CHECK(root["run"]["steps"] == 5);
+  flags.sets = {"run.steps=6"};
+  json clash = {{"model", "jacobi2d"}};
+  CHECK_THROWS_WITH_AS(apply_flags(flags, clash),
+                       "--set run.steps sets /run/steps, which a flag of the command line also "
+                       "sets; give one of them",
+                       Error);
+  // Without a model the flags have nothing to say; the overrides still land (the reader then
+  // names what is missing).
+  RunFlags only_sets;
+  only_sets.sets = {"name=x"};
+  json bare = json::object();
+  apply_flags(only_sets, bare);
+  CHECK(bare["name"] == "x");
+}
