@@ -20,6 +20,7 @@ struct RankRecording {
   Trace trace;
   double untraced_frame_us = 0;      //!< median frame, recorder off
   double traced_frame_us = 0;        //!< median frame, recorder on
+  double frame_noise_us = 0;         //!< how far two medians of the same frames land apart
   std::int64_t clock_offset_ns = 0;  //!< rank 0's clock minus this rank's, when measured
 };
 

@@ -16,6 +16,7 @@
 #include "checkpoints.hpp"
 #include "collective.hpp"
 #include "copy_bandwidth.hpp"
+#include "dot_files.hpp"
 #include "executors.hpp"
 #include "field_outputs.hpp"
 #include "haloflow/bounded_mpi.hpp"
@@ -47,16 +48,13 @@ bool same_directory(const std::filesystem::path& a, const std::filesystem::path&
   return !error && left == right;
 }
 
-// Writes the plans of every frame a run builds as Graphviz DOT (--dot), rank 0.
+// Writes the plan of every frame a run builds as Graphviz DOT (--dot DIR), rank 0.
 class DotWriter {
  public:
   DotWriter(std::string path, bool force, outputs::WrittenFiles& written)
       : path_(std::move(path)), force_(force), written_(written) {}
   void write(const std::vector<Frame*>& frames) const {
-    std::string text;
-    for (const Frame* frame : frames) text += frame->plan().to_dot();
-    outputs::write_output_file(path_, text, {.replace = force_});
-    written_.add({.path = path_, .bytes = text.size()});
+    written_.add(write_dot_files(frames, path_, force_, false));
   }
 
  private:
@@ -228,7 +226,7 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
   // Every file the user named is checked before anything is made or run.
   on_root_everywhere(mpi, timeout, "checking the outputs", [&] {
     if (!flags.json_path.empty()) outputs::check_output_file(flags.json_path, flags.force);
-    if (!flags.dot_path.empty()) outputs::check_output_file(flags.dot_path, flags.force);
+    if (!flags.dot_path.empty()) check_dot_directory(flags.dot_path, flags.force);
     if (!flags.dump.empty()) outputs::check_output_file(flags.dump, flags.force);
     if (!flags.restart.empty() && same_directory(flags.restart, c.run.output) &&
         (c.run.output_given || flags.force)) {

@@ -174,7 +174,8 @@ TEST_CASE("--window is first:count inside the recorded frames") {
 }
 
 TEST_CASE("the report as JSON names nodes, and keeps every frame's path and gaps") {
-  const Trace trace = small_trace();
+  Trace trace = small_trace();
+  trace.executor = "graph";  // the host executor has no GPU idle time to report
   const auto json = cases::overlap_to_json(trace, analyze(trace));
   CHECK(json.at("nodes").size() == 4);
   REQUIRE(json.at("frames").size() == 2);
@@ -190,8 +191,28 @@ TEST_CASE("the report as JSON names nodes, and keeps every frame's path and gaps
         std::string::npos);
 }
 
-TEST_CASE("the CUDA graph's DOT goes next to the plan's") {
-  CHECK(cases::cuda_dot_path("out/frame.dot") == "out/frame.cuda.dot");
-  CHECK(cases::cuda_dot_path("frame") == "frame.cuda.dot");
-  CHECK(cases::cuda_dot_path("out/frame.dot", 1) == "out/frame.1.cuda.dot");
+TEST_CASE("on the host executor neither the report nor its JSON has GPU idle figures") {
+  const Trace trace = small_trace();
+  const auto json = cases::overlap_to_json(trace, analyze(trace));
+  CHECK(json.at("summary").at("gpu_idle_us").is_null());
+  CHECK(json.at("frames")[0].at("gpu_idle_gaps").is_null());
+  CHECK(json.at("frames")[0].at("gpu_idle_us").is_null());
+  const std::string text = cases::format_overlap(trace, analyze(trace));
+  CHECK(text.find("idle") == std::string::npos);
+  Trace graph = small_trace();
+  graph.executor = "graph";
+  CHECK(cases::format_overlap(graph, analyze(graph)).find("GPU idle") != std::string::npos);
+}
+
+TEST_CASE("the node table leaves out nodes that never ran or took no time, and says so") {
+  Trace trace = small_trace();
+  trace.nodes.push_back({"join", Lane::communication, NodeKind::empty, {3}});
+  trace.nodes.push_back({"never", Lane::bulk, NodeKind::kernel, {}});
+  for (int f = 0; f < 2; ++f) trace.spans.push_back({4, f, 50.0 * f + 45, 50.0 * f + 45});
+  const std::string text = cases::format_overlap(trace, analyze(trace));
+  CHECK(text.find("\njoin ") == std::string::npos);
+  CHECK(text.find("\nnever ") == std::string::npos);
+  CHECK(text.find("(2 nodes that never ran or took no time left out: join, never)") !=
+        std::string::npos);
+  CHECK(text.find("\ninterior ") != std::string::npos);
 }
