@@ -55,7 +55,7 @@ std::string cost_summary(const std::vector<RankRecording>& ranks) {
     return fmt::format("recording costs {}\n", cost_text(recording_cost(ranks.front())));
   if (costs.empty()) {
     return fmt::format(
-        "recording costs: within noise on every rank (traced and untraced medians differ by no "
+        "recording costs within noise on every rank (traced and untraced medians differ by no "
         "more than the noise, up to {:.1f} us)\n",
         noise);
   }

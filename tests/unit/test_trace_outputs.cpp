@@ -3,6 +3,7 @@
 // the report as JSON, and the options that choose them.
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
@@ -147,6 +148,27 @@ TEST_CASE("the SVG timeline has a row per branch, every node labelled, names esc
   CHECK(both.find(">frame 1</text>") != std::string::npos);
 }
 
+TEST_CASE("the SVG timeline leaves out labels that do not fit, and says so") {
+  // 60 nodes of 0.1 us in a 100 us frame: far too narrow for their names, too many for the
+  // lines of labels under the row.
+  Trace trace{.plan = "crowded", .executor = "graph", .clock = "made up", .rank = 0};
+  trace.frames = {{0, 0, 100}};
+  for (int i = 0; i < 60; ++i) {
+    trace.nodes.push_back(
+        {fmt::format("node number {}", i), Lane::communication, NodeKind::kernel, {}});
+    trace.spans.push_back({static_cast<std::size_t>(i), 0, 1.0 * i, 1.0 * i + 0.1});
+  }
+  const std::string svg = timeline({trace}, {0, 1});
+  CHECK(count(svg, "class=\"dropped\"") == 1);
+  CHECK(count(svg, "\">node number ") < 60);       // drawn labels (a tooltip follows <title>)
+  CHECK(count(svg, "<title>node number ") == 60);  // every box still named by its tooltip
+  CHECK(svg.find("no kernel or copy running") != std::string::npos);  // a GPU run's idle legend
+  trace.executor = "host";
+  const std::string host = timeline({trace}, {0, 1});
+  CHECK(host.find("GPU idle") == std::string::npos);
+  CHECK(host.find("no kernel or copy running") == std::string::npos);
+}
+
 TEST_CASE("the SVG timeline of several ranks has a row per rank and lane") {
   Trace other = small_trace();
   other.rank = 4;
@@ -155,7 +177,7 @@ TEST_CASE("the SVG timeline of several ranks has a row per rank and lane") {
   CHECK(count(svg, "data-lane=\"bulk\" data-rank=\"3\"") == 1);
   CHECK(count(svg, "data-lane=\"communication\" data-rank=\"4\"") == 1);
   CHECK(svg.find("rank 4 interior") != std::string::npos);
-  CHECK(svg.find("small: host executor, 2 ranks") != std::string::npos);
+  CHECK(svg.find("host executor, 2 ranks: small") != std::string::npos);
   CHECK_THROWS_WITH_AS((void)timeline({small_trace()}, {1, 2}),
                        "timeline: frames 1 to 2 asked for; rank 3 recorded 2 frames", Error);
 }
