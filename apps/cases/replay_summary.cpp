@@ -101,7 +101,9 @@ std::string cost_text(const RecordingCost& cost) {
   if (cost.measured()) {
     return fmt::format("{:.1f} us per frame ({:+.1f} %)", cost.us(), 100 * cost.fraction());
   }
-  return fmt::format("within noise ({:+.1f} us, noise {:.1f} us)", cost.us(), cost.noise_us);
+  return fmt::format(
+      "within noise (traced {:.1f} us, untraced {:.1f} us per frame; noise {:.1f} us)",
+      cost.traced_us, cost.untraced_us, cost.noise_us);
 }
 
 Spread spread_of(const std::vector<double>& values) {

@@ -35,9 +35,10 @@
 namespace haloflow::cases {
 namespace {
 
-// results.json's layout: 1 is the first that says so (format_version, "run", the models' own
-// sections, "files").
-constexpr int kResultsFormatVersion = 1;
+// results.json's layout (json/schema/results.schema.json): 1 is the first that says so
+// (format_version, "run", the models' own sections, "files"); 2 has "model" an object for every
+// model (the seed's was its name) and the seed's hidden_fraction null where the console says n/a.
+constexpr int kResultsFormatVersion = 2;
 
 // Whether two paths name the same directory (either may not exist yet).
 bool same_directory(const std::filesystem::path& a, const std::filesystem::path& b) {
@@ -244,7 +245,7 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
   RunRecord record(place,
                    {{"format_version", kResultsFormatVersion},
                     {"case", c.name},
-                    {"model", c.model->name()},
+                    {"model", {{"name", c.model->name()}}},
                     {"ranks", mpi.world_size()},
                     {"versions", outputs::versions()},
                     {"machine", outputs::machine_description(device ? device->name : "none")}});
@@ -288,6 +289,7 @@ int run_case(const RunFlags& flags, MpiSession& mpi) {
         // A model said its header and per-step lines as it ran: the rest now.
         outputs::print_out(shape.steps_in_time ? result->closing(report_options) : report);
         result->add_to(results, report_options);
+        results["model"]["name"] = c.model->name();  // an object for every model, seed included
         fields.add_to(results);
         if (shape.steps_in_time) {
           record.write_file("model_output.txt", report);

@@ -44,6 +44,7 @@ TEST_CASE("a traced frame faster than an untraced one is noise, never a negative
   CHECK_FALSE(cost.measured());
   CHECK(cost.noise_us >= 1000);
   CHECK(cases::cost_text(cost).rfind("within noise", 0) == 0);
+  CHECK(cases::cost_text(cost).find('-') == std::string::npos);
 }
 
 TEST_CASE("a cost beyond the noise is reported, as a positive number and fraction") {
