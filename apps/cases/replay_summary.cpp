@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <string_view>
 
 #include "haloflow/overlap.hpp"
 #include "overlap_output.hpp"
@@ -30,10 +31,10 @@ struct Figure {
 
 std::string figure_row(const Figure& figure) {
   const Spread s = spread_of(figure.values);
-  const double scale = figure.percent ? 100 : 1;
-  const char* unit = figure.percent ? "%" : "";
-  return fmt::format("{:<22} {:>9.1f}{:1} {:>9.1f}{:1} {:>9.1f}{:1}\n", figure.name, scale * s.min,
-                     unit, scale * s.avg, unit, scale * s.max, unit);
+  const auto cell = [&](double value) {
+    return figure.percent ? fmt::format("{:>9.1f}%", 100 * value) : fmt::format("{:>10.1f}", value);
+  };
+  return fmt::format("{:<22} {} {} {}\n", figure.name, cell(s.min), cell(s.avg), cell(s.max));
 }
 
 std::string cost_summary(const std::vector<RankRecording>& ranks) {
@@ -152,7 +153,7 @@ std::string format_summary(const std::vector<RankRecording>& ranks,
     std::string plan;
     std::string name;
     std::vector<double> medians;
-    std::size_t order = 0;
+    int runs = 0;  // over all the ranks: a node of a frame that seldom runs has few
   };
   std::map<std::pair<std::string, std::string>, NodeRow> rows;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
@@ -161,8 +162,9 @@ std::string format_summary(const std::vector<RankRecording>& ranks,
       if (stats.runs == 0 || stats.max_us <= 0) continue;
       const TraceNode& node = trace.nodes.at(stats.node);
       NodeRow& row = rows[{node.plan, node.name}];
-      if (row.medians.empty()) row = {node.plan, node.name, {}, stats.node};
+      if (row.medians.empty()) row = {node.plan, node.name, {}, 0};
       row.medians.push_back(stats.median_us);
+      row.runs += stats.runs;
     }
   }
   std::vector<const NodeRow*> ordered;
@@ -172,18 +174,20 @@ std::string format_summary(const std::vector<RankRecording>& ranks,
   });
   if (ordered.empty()) return text;
   const std::size_t shown = std::min(top, ordered.size());
-  std::size_t width = 4;
-  for (std::size_t i = 0; i < shown; ++i) {
-    width = std::max(width, ordered[i]->plan.size() + 2 + ordered[i]->name.size());
-  }
-  text += fmt::format("\n{:<{}} {:>10} {:>10} {:>10}  (median us over each rank's frames)\n",
-                      "slowest nodes", width, "min", "avg", "max");
+  // A recording of one plan names its nodes alone; of several, with their plan.
+  const auto label = [&](const NodeRow& row) {
+    return row.plan == ranks.front().trace.plan ? row.name
+                                                : fmt::format("{}: {}", row.plan, row.name);
+  };
+  std::size_t width = std::string_view("slowest nodes").size();
+  for (std::size_t i = 0; i < shown; ++i) width = std::max(width, label(*ordered[i]).size());
+  text += fmt::format("\n{:<{}} {:>6} {:>10} {:>10} {:>10}  (each rank's median us)\n",
+                      "slowest nodes", width, "runs", "min", "avg", "max");
   for (std::size_t i = 0; i < shown; ++i) {
     const NodeRow& row = *ordered[i];
     const Spread s = spread_of(row.medians);
-    const std::string name =
-        row.plan == ranks.front().trace.plan ? row.name : fmt::format("{}: {}", row.plan, row.name);
-    text += fmt::format("{:<{}} {:>10.1f} {:>10.1f} {:>10.1f}\n", name, width, s.min, s.avg, s.max);
+    text += fmt::format("{:<{}} {:>6} {:>10.1f} {:>10.1f} {:>10.1f}\n", label(row), width, row.runs,
+                        s.min, s.avg, s.max);
   }
   if (ordered.size() > shown) {
     text += fmt::format("({} more nodes; --per-frame shows every node, frame and rank)\n",

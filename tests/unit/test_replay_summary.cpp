@@ -65,7 +65,8 @@ TEST_CASE("the summary gives min, avg and max over the ranks, without a host run
   for (const auto& r : ranks) reports.push_back(analyze(r.trace));
   const std::string text = cases::format_summary(ranks, reports);
   CHECK(text.find("2 ranks, medians") != std::string::npos);
-  CHECK(text.find("frame us                   100.0      200.0      300.0") != std::string::npos);
+  CHECK(text.find("frame us                    100.0      200.0      300.0\n") !=
+        std::string::npos);
   CHECK(text.find("GPU") == std::string::npos);
   CHECK(text.find("recording costs 120.0 to 120.0 us per frame (+42.9 to +42.9 %) on 1 of 2 "
                   "ranks; within noise on rank 0") != std::string::npos);
