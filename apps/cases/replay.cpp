@@ -88,6 +88,8 @@ class Recording final : public models::RunListener {
                          .untraced_frame_us = cost.untraced_us,
                          .traced_frame_us = cost.traced_us,
                          .frame_noise_us = cost.noise_us,
+                         .untraced_before_us = cost.before_us,
+                         .untraced_after_us = cost.after_us,
                          .clock_offset_ns = 0};
   }
   [[nodiscard]] const std::vector<std::string>& written() const { return written_; }

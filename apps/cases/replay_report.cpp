@@ -17,6 +17,8 @@ nlohmann::json spread_json(const std::vector<double>& values) {
 nlohmann::json cost_json(const RecordingCost& cost) {
   nlohmann::json json = {{"untraced_frame_us", cost.untraced_us},
                          {"traced_frame_us", cost.traced_us},
+                         {"untraced_before_us", cost.before_us},
+                         {"untraced_after_us", cost.after_us},
                          {"noise_us", cost.noise_us},
                          {"within_noise", !cost.measured()},
                          {"overhead_us", nullptr},

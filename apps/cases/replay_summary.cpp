@@ -84,9 +84,11 @@ RecordingCost recording_cost(const std::vector<double>& untraced_before_us,
   cost.traced_us = median(traced_us);
   // The machine drifts (other processes, clocks, caches): the same untraced frames before and
   // after the traced ones say how much, and the notches how much the frames scatter.
+  if (!untraced_before_us.empty()) cost.before_us = median(untraced_before_us);
+  if (!untraced_after_us.empty()) cost.after_us = median(untraced_after_us);
   double drift = 0;
   if (!untraced_before_us.empty() && !untraced_after_us.empty()) {
-    drift = std::abs(median(untraced_before_us) - median(untraced_after_us));
+    drift = std::abs(cost.before_us - cost.after_us);
   }
   cost.noise_us = std::max(drift, notch_us(untraced) + notch_us(traced_us));
   return cost;
@@ -95,16 +97,23 @@ RecordingCost recording_cost(const std::vector<double>& untraced_before_us,
 RecordingCost recording_cost(const RankRecording& recording) {
   return {.untraced_us = recording.untraced_frame_us,
           .traced_us = recording.traced_frame_us,
-          .noise_us = recording.frame_noise_us};
+          .noise_us = recording.frame_noise_us,
+          .before_us = recording.untraced_before_us,
+          .after_us = recording.untraced_after_us};
 }
 
 std::string cost_text(const RecordingCost& cost) {
   if (cost.measured()) {
     return fmt::format("{:.1f} us per frame ({:+.1f} %)", cost.us(), 100 * cost.fraction());
   }
+  // The untraced frames before and after the traced ones show the drift the noise includes.
+  const std::string sides = cost.before_us > 0 && cost.after_us > 0
+                                ? fmt::format(": {:.1f} before the traced ones, {:.1f} after",
+                                              cost.before_us, cost.after_us)
+                                : std::string();
   return fmt::format(
-      "within noise (traced {:.1f} us, untraced {:.1f} us per frame; noise {:.1f} us)",
-      cost.traced_us, cost.untraced_us, cost.noise_us);
+      "within noise (traced {:.1f} us, untraced {:.1f} us per frame{}; noise {:.1f} us)",
+      cost.traced_us, cost.untraced_us, sides, cost.noise_us);
 }
 
 Spread spread_of(const std::vector<double>& values) {

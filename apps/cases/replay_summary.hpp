@@ -20,6 +20,8 @@ struct RecordingCost {
   //! between the untraced frames run before and after the traced ones, and the 95 % notches of
   //! the two medians (1.57 IQR / sqrt(n) each, as a box plot draws them).
   double noise_us = 0;
+  double before_us = 0;  //!< median of the untraced frames before the traced ones (0: none)
+  double after_us = 0;   //!< median of those after them (0: none)
   //! traced - untraced, when it exceeds the noise; else the cost is within noise (and no
   //! number is a cost: a traced frame faster than an untraced one is noise, never a saving).
   [[nodiscard]] bool measured() const { return traced_us - untraced_us > noise_us; }

@@ -42,6 +42,8 @@ TEST_CASE("a traced frame faster than an untraced one is noise, never a negative
   const std::vector<double> after = {120, 125, 119, 122};
   const cases::RecordingCost cost = cases::recording_cost(before, traced, after);
   CHECK_FALSE(cost.measured());
+  CHECK(cost.before_us == doctest::Approx(1125));
+  CHECK(cost.after_us == doctest::Approx(121));
   CHECK(cost.noise_us >= 1000);
   CHECK(cases::cost_text(cost).rfind("within noise", 0) == 0);
   CHECK(cases::cost_text(cost).find('-') == std::string::npos);
