@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 
 namespace haloflow::cases {
 namespace {
@@ -59,17 +60,36 @@ std::string format_overlap(const Trace& trace, const OverlapReport& report) {
   std::string text =
       fmt::format("{}{:<{}} {:<13} {:<6} {:>5} {:>10} {:>10} {:>10} {:>10}\n", plan_cell("plan"),
                   "node", width, "lane", "kind", "runs", "median us", "min us", "p90 us", "max us");
+  // Rows with nothing to show are left out and named: a plan whose nodes all are, by its name.
+  std::map<std::string, std::pair<int, int>> plan_rows;  // plan: left out, in all
+  for (const NodeStats& stats : report.nodes) {
+    auto& [idle, all] = plan_rows[trace.nodes.at(stats.node).plan];
+    idle += idle_row(stats) ? 1 : 0;
+    ++all;
+  }
   std::vector<std::string> left_out;
+  std::vector<std::string> plans_left_out;
   for (const NodeStats& stats : report.nodes) {
     const TraceNode& node = trace.nodes.at(stats.node);
-    if (idle_row(stats)) {
-      left_out.push_back(plans ? fmt::format("{}: {}", node.plan, node.name) : node.name);
+    if (!idle_row(stats)) {
+      text += fmt::format("{}{:<{}} {:<13} {:<6} {:>5} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}\n",
+                          plan_cell(node.plan), node.name, width, to_string(node.lane),
+                          to_string(node.kind), stats.runs, stats.median_us, stats.min_us,
+                          stats.p90_us, stats.max_us);
       continue;
     }
-    text += fmt::format("{}{:<{}} {:<13} {:<6} {:>5} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}\n",
-                        plan_cell(node.plan), node.name, width, to_string(node.lane),
-                        to_string(node.kind), stats.runs, stats.median_us, stats.min_us,
-                        stats.p90_us, stats.max_us);
+    const auto [idle, all] = plan_rows[node.plan];
+    if (plans && idle == all) {
+      if (plans_left_out.empty() || plans_left_out.back() != node.plan) {
+        plans_left_out.push_back(node.plan);
+      }
+    } else {
+      left_out.push_back(plans ? fmt::format("{}: {}", node.plan, node.name) : node.name);
+    }
+  }
+  if (!plans_left_out.empty()) {
+    text += fmt::format("(not run in the recorded frames, left out: {})\n",
+                        fmt::join(plans_left_out, ", "));
   }
   if (!left_out.empty()) {
     text +=

@@ -30,6 +30,14 @@ haloflow_cli_test(cli_formats_replay_per_frame
           ${PROJECT_SOURCE_DIR}/json/cases/heat3d.json --frames 10 --executor host --per-frame
   LABELS host mpi TIMEOUT 180
   PASS_REGEX "check_replay_console: [0-9]+ lines, [0-9]+ progress lines, 2 frame tables, 0 problems")
+# Three frames: jacobi2d's one-step and norm frames never run in them; their rows of zeros were
+# printed before, as were the GPU's idle gaps on the host executor.
+haloflow_cli_test(cli_formats_replay_never_ran
+  COMMAND ${HALOFLOW_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/check_replay_console.py --ranks 2
+          --per-frame --host -- ${model_mpiexec} 2 $<TARGET_FILE:haloflow> replay
+          ${PROJECT_SOURCE_DIR}/json/cases/jacobi2d.json --frames 3 --executor host --per-frame
+  LABELS host mpi TIMEOUT 180
+  PASS_REGEX "check_replay_console: [0-9]+ lines, [0-9]+ progress lines, 2 frame tables, 0 problems")
 haloflow_cli_test(cli_formats_replay_timeline_labels
   COMMAND ${HALOFLOW_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/check_svg_labels.py
           ${formats_out}/jacobi2d_timeline.svg --min-texts 20

@@ -237,4 +237,13 @@ TEST_CASE("the node table leaves out nodes that never ran or took no time, and s
   CHECK(text.find("(2 nodes that never ran or took no time left out: join, never)") !=
         std::string::npos);
   CHECK(text.find("\ninterior ") != std::string::npos);
+  // A second plan none of whose nodes ran (a frame of another step) is named once, by its plan.
+  for (TraceNode& node : trace.nodes) node.plan = "step";
+  trace.nodes.push_back({"norm.a", Lane::bulk, NodeKind::kernel, {}, "norm"});
+  trace.nodes.push_back({"norm.b", Lane::bulk, NodeKind::kernel, {}, "norm"});
+  const std::string plans = cases::format_overlap(trace, analyze(trace));
+  CHECK(plans.find("(not run in the recorded frames, left out: norm)") != std::string::npos);
+  CHECK(plans.find("(2 nodes that never ran or took no time left out: step: join, step: never)") !=
+        std::string::npos);
+  CHECK(plans.find("norm.a") == std::string::npos);
 }
