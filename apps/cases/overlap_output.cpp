@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 
 namespace haloflow::cases {
 namespace {
@@ -33,10 +34,20 @@ bool several_plans(const Trace& trace) {
                      [&](const TraceNode& node) { return node.plan != trace.nodes.front().plan; });
 }
 
+// A node with nothing to show: it never ran in the recorded frames, or ran in no time (a join).
+bool idle_row(const NodeStats& stats) {
+  return stats.runs == 0 || stats.max_us <= 0;
+}
+
 }  // namespace
+
+bool host_run(const Trace& trace) {
+  return trace.executor == "host";
+}
 
 std::string format_overlap(const Trace& trace, const OverlapReport& report) {
   const bool plans = several_plans(trace) && !trace.nodes.empty();
+  const bool gpu = !host_run(trace);
   std::size_t width = 4;
   std::size_t plan_width = 4;
   for (const TraceNode& node : trace.nodes) {
@@ -49,12 +60,41 @@ std::string format_overlap(const Trace& trace, const OverlapReport& report) {
   std::string text =
       fmt::format("{}{:<{}} {:<13} {:<6} {:>5} {:>10} {:>10} {:>10} {:>10}\n", plan_cell("plan"),
                   "node", width, "lane", "kind", "runs", "median us", "min us", "p90 us", "max us");
+  // Rows with nothing to show are left out and named: a plan whose nodes all are, by its name.
+  std::map<std::string, std::pair<int, int>> plan_rows;  // plan: left out, in all
+  for (const NodeStats& stats : report.nodes) {
+    auto& [idle, all] = plan_rows[trace.nodes.at(stats.node).plan];
+    idle += idle_row(stats) ? 1 : 0;
+    ++all;
+  }
+  std::vector<std::string> left_out;
+  std::vector<std::string> plans_left_out;
   for (const NodeStats& stats : report.nodes) {
     const TraceNode& node = trace.nodes.at(stats.node);
-    text += fmt::format("{}{:<{}} {:<13} {:<6} {:>5} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}\n",
-                        plan_cell(node.plan), node.name, width, to_string(node.lane),
-                        to_string(node.kind), stats.runs, stats.median_us, stats.min_us,
-                        stats.p90_us, stats.max_us);
+    if (!idle_row(stats)) {
+      text += fmt::format("{}{:<{}} {:<13} {:<6} {:>5} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}\n",
+                          plan_cell(node.plan), node.name, width, to_string(node.lane),
+                          to_string(node.kind), stats.runs, stats.median_us, stats.min_us,
+                          stats.p90_us, stats.max_us);
+      continue;
+    }
+    const auto [idle, all] = plan_rows[node.plan];
+    if (plans && idle == all) {
+      if (plans_left_out.empty() || plans_left_out.back() != node.plan) {
+        plans_left_out.push_back(node.plan);
+      }
+    } else {
+      left_out.push_back(plans ? fmt::format("{}: {}", node.plan, node.name) : node.name);
+    }
+  }
+  if (!plans_left_out.empty()) {
+    text += fmt::format("(not run in the recorded frames, left out: {})\n",
+                        fmt::join(plans_left_out, ", "));
+  }
+  if (!left_out.empty()) {
+    text +=
+        fmt::format("({} node{} that never ran or took no time left out: {})\n", left_out.size(),
+                    left_out.size() == 1 ? "" : "s", fmt::join(left_out, ", "));
   }
   // A frame's node that missed frames lost records. With several frames a recorded frame (a
   // step) runs some of them, so a node of one of them may rightly miss frames.
@@ -67,14 +107,17 @@ std::string format_overlap(const Trace& trace, const OverlapReport& report) {
     }
   }
 
-  text += fmt::format("\n{:>5} {:>9} {:>9} {:>9} {:>10} {:>7} {:>12} {:>11} {:>8}\n", "frame",
+  // The GPU's idle time only where there is a GPU: on the host executor a kernel node runs on
+  // the CPU, and "idle" would be the time between host nodes.
+  text += fmt::format("\n{:>5} {:>9} {:>9} {:>9} {:>10} {:>7} {:>12} {:>11}{}\n", "frame",
                       "frame us", "interior", "comm", "concurrent", "hidden", "hidden spans",
-                      "critical us", "idle us");
+                      "critical us", gpu ? fmt::format(" {:>8}", "idle us") : std::string());
   const auto row = [&](const std::string& label, const FrameOverlap& f) {
-    text += fmt::format(
-        "{:>5} {:>9.1f} {:>9.1f} {:>9.1f} {:>10.1f} {:>6.1f}% {:>11.1f}% {:>11.1f} {:>8.1f}\n",
-        label, f.frame_us, f.interior_us, f.communication_us, f.concurrent_us, 100 * f.hidden,
-        100 * f.hidden_span, f.critical_path_us, f.idle_us);
+    text +=
+        fmt::format("{:>5} {:>9.1f} {:>9.1f} {:>9.1f} {:>10.1f} {:>6.1f}% {:>11.1f}% {:>11.1f}{}\n",
+                    label, f.frame_us, f.interior_us, f.communication_us, f.concurrent_us,
+                    100 * f.hidden, 100 * f.hidden_span, f.critical_path_us,
+                    gpu ? fmt::format(" {:>8.1f}", f.idle_us) : std::string());
   };
   for (const FrameOverlap& f : report.frames) row(std::to_string(f.frame), f);
   if (report.frames.empty()) return text;
@@ -96,6 +139,7 @@ std::string format_overlap(const Trace& trace, const OverlapReport& report) {
   const double start = trace.frames.at(static_cast<std::size_t>(f.frame)).start_us;
   text += fmt::format("\nframe {} (the median frame):\n  critical path, {:.1f} us: {}\n", f.frame,
                       f.critical_path_us, path_names(trace, f.critical_path));
+  if (!gpu) return text;
   text += fmt::format("  GPU idle, {} gap{} over {:g} us, {:.1f} us in all{}\n", f.gaps.size(),
                       f.gaps.size() == 1 ? "" : "s", report.min_gap_us, f.idle_us,
                       f.gaps.empty() ? "" : ":");
@@ -104,6 +148,9 @@ std::string format_overlap(const Trace& trace, const OverlapReport& report) {
 }
 
 nlohmann::json overlap_to_json(const Trace& trace, const OverlapReport& report) {
+  // null where the console shows nothing: a host run has no GPU to sit idle.
+  const bool gpu = !host_run(trace);
+  const auto on_gpu = [gpu](nlohmann::json value) { return gpu ? value : nlohmann::json(); };
   nlohmann::json nodes = nlohmann::json::array();
   for (const NodeStats& stats : report.nodes) {
     const TraceNode& node = trace.nodes.at(stats.node);
@@ -146,8 +193,8 @@ nlohmann::json overlap_to_json(const Trace& trace, const OverlapReport& report) 
                       {"span_overlap_us", f.span_overlap_us},
                       {"hidden_fraction_spans", f.hidden_span},
                       {"critical_path", {{"nodes", std::move(path)}, {"us", f.critical_path_us}}},
-                      {"gpu_idle_gaps", std::move(gaps)},
-                      {"gpu_idle_us", f.idle_us}});
+                      {"gpu_idle_gaps", on_gpu(std::move(gaps))},
+                      {"gpu_idle_us", on_gpu(f.idle_us)}});
   }
   return {{"plan", trace.plan},
           {"executor", trace.executor},
@@ -165,7 +212,7 @@ nlohmann::json overlap_to_json(const Trace& trace, const OverlapReport& report) 
             {"span_overlap_us", report.span_overlap_us},
             {"hidden_fraction_spans", report.hidden_span},
             {"critical_path_us", report.critical_path_us},
-            {"gpu_idle_us", report.idle_us}}},
+            {"gpu_idle_us", on_gpu(report.idle_us)}}},
           {"nodes", std::move(nodes)},
           {"frames", std::move(frames)}};
 }

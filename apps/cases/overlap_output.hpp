@@ -10,6 +10,10 @@
 
 namespace haloflow::cases {
 
+//! Whether `trace` comes from the host executor: its "GPU idle" figures mean nothing there (a
+//! kernel node runs on the CPU), so neither the console nor the report shows them.
+[[nodiscard]] bool host_run(const Trace& trace);
+
 //! The node table (median and spread of each node's duration), one line per frame (spans,
 //! concurrent time, hidden fraction, critical path, GPU idle time), and the median frame's
 //! critical path and idle gaps by node name.

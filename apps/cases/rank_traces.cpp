@@ -82,6 +82,9 @@ std::vector<char> pack(const RankRecording& r) {
   w.put(t.origin_ns);
   w.put(r.untraced_frame_us);
   w.put(r.traced_frame_us);
+  w.put(r.frame_noise_us);
+  w.put(r.untraced_before_us);
+  w.put(r.untraced_after_us);
   w.put(r.clock_offset_ns);
   w.put(static_cast<std::uint64_t>(t.nodes.size()));
   for (const TraceNode& node : t.nodes) {
@@ -110,6 +113,9 @@ RankRecording unpack(const std::vector<char>& bytes) {
   t.origin_ns = in.get<std::int64_t>();
   r.untraced_frame_us = in.get<double>();
   r.traced_frame_us = in.get<double>();
+  r.frame_noise_us = in.get<double>();
+  r.untraced_before_us = in.get<double>();
+  r.untraced_after_us = in.get<double>();
   r.clock_offset_ns = in.get<std::int64_t>();
   for (std::uint64_t n = in.count(); n > 0; --n) {
     TraceNode node;

@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <optional>
@@ -12,17 +13,19 @@
 #include "case_file.hpp"
 #include "case_settings.hpp"
 #include "collective.hpp"
+#include "dot_files.hpp"
 #include "executors.hpp"
 #include "haloflow/device.hpp"
-#include "haloflow/graph_dot.hpp"
 #include "haloflow/nvtx.hpp"
 #include "haloflow/overlap.hpp"
 #include "haloflow/ranks.hpp"
 #include "haloflow/recorder.hpp"
-#include "haloflow/version.hpp"
 #include "output_files.hpp"
 #include "overlap_output.hpp"
 #include "printable.hpp"
+#include "replay_report.hpp"
+#include "replay_summary.hpp"
+#include "run_output.hpp"
 
 namespace haloflow::cases {
 namespace {
@@ -30,96 +33,90 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Sees the model's frames as the steps launch them: attaches the recorder to every frame, writes
-// their DOT, lets `frames` frames run untraced and records the `frames` after them.
+// their DOT, times every frame of the phases and records the traced ones; rank 0 says how far it
+// is, a line every tenth of the frames or every 10 (a terminal's line is rewritten in place).
 class Recording final : public models::RunListener {
  public:
-  Recording(FrameRecorder& recorder, int frames, const ReplayOptions& options, bool root)
-      : recorder_(recorder), frames_(frames), options_(options), root_(root) {}
+  Recording(FrameRecorder& recorder, ReplayPhases phases, const ReplayOptions& options, bool root)
+      : recorder_(recorder),
+        phases_(phases),
+        options_(options),
+        root_(root),
+        progress_("frame", std::max(10, phases.total() / 10), root) {}
 
   // Every frame waited for, so that each recorded frame is whole.
   [[nodiscard]] Wants wants() const override { return {.every_frame = true}; }
 
   void frames_built(const std::vector<Frame*>& frames) override {
     recorder_.attach(frames);
-    if (!root_ || options_.dot_path.empty()) return;
-    std::string text;
-    for (const Frame* frame : frames) text += frame->plan().to_dot();
-    outputs::write_output_file(options_.dot_path, text, {.replace = options_.force});
-    written_.push_back(options_.dot_path);
-    if (frames.front()->executor() != ExecutorKind::graph) return;
-    for (std::size_t i = 0; i < frames.size(); ++i) {
-      // CUDA writes this one itself (cudaGraphDebugDotPrint), so it is refused here unless
-      // forced; the first frame's was checked before the run.
-      const std::string path = cuda_dot_path(options_.dot_path, i);
-      outputs::check_output_file(path, options_.force);
-      write_cuda_graph_dot(*frames[i], path);
-      written_.push_back(path);
+    if (!root_ || options_.dot_dir.empty()) return;
+    const bool cuda = frames.front()->executor() == ExecutorKind::graph;
+    for (const outputs::WrittenFile& file :
+         write_dot_files(frames, options_.dot_dir, options_.force, cuda)) {
+      written_.push_back(file.path.string());
     }
   }
 
   void frame_begins(int frame) override {
-    if (frame == frames_) recorder_.start();
+    if (frame == phases_.settling + phases_.before) recorder_.start();
     nvtx_.emplace(
-        fmt::format("frame {} ({})", frame % frames_, traced(frame) ? "traced" : "untraced")
-            .c_str());
-    if (traced(frame)) recorder_.frame_begins();
+        fmt::format("frame {} ({})", frame, phases_.traced(frame) ? "traced" : "untraced").c_str());
+    if (phases_.traced(frame)) recorder_.frame_begins();
     start_ = Clock::now();
   }
 
   void frame_ends(int frame) override {
     const double us = std::chrono::duration<double, std::micro>(Clock::now() - start_).count();
-    if (traced(frame)) recorder_.frame_ends();
+    const bool traced = phases_.traced(frame);
+    if (traced) recorder_.frame_ends();
     nvtx_.reset();
-    (traced(frame) ? traced_us_ : untraced_us_).push_back(us);
+    if (traced) {
+      traced_us_.push_back(us);
+    } else if (frame >= phases_.settling) {
+      (frame < phases_.settling + phases_.before ? before_us_ : after_us_).push_back(us);
+    }
     // The frames live only as long as the model's run: stop while they are there.
-    if (frame == 2 * frames_ - 1) trace_ = recorder_.stop();
+    if (traced && frame == phases_.settling + phases_.before + phases_.recorded - 1) {
+      trace_ = recorder_.stop();
+    }
+    progress_.update(frame + 1, phases_.total());  // outside the frame's time
   }
 
   [[nodiscard]] RankRecording take() {
     if (!trace_) throw Error("replay: the run ended before its last recorded frame");
+    const RecordingCost cost = recording_cost(before_us_, traced_us_, after_us_);
     return RankRecording{.trace = std::move(*trace_),
-                         .untraced_frame_us = median(untraced_us_),
-                         .traced_frame_us = median(traced_us_),
+                         .untraced_frame_us = cost.untraced_us,
+                         .traced_frame_us = cost.traced_us,
+                         .frame_noise_us = cost.noise_us,
+                         .untraced_before_us = cost.before_us,
+                         .untraced_after_us = cost.after_us,
                          .clock_offset_ns = 0};
   }
   [[nodiscard]] const std::vector<std::string>& written() const { return written_; }
 
  private:
-  [[nodiscard]] bool traced(int frame) const { return frame >= frames_; }
-
   FrameRecorder& recorder_;
-  int frames_;
+  ReplayPhases phases_;
   const ReplayOptions& options_;
   bool root_;
+  outputs::Progress progress_;
   std::optional<NvtxRange> nvtx_;
   Clock::time_point start_;
-  std::vector<double> untraced_us_;
+  std::vector<double> before_us_;
   std::vector<double> traced_us_;
+  std::vector<double> after_us_;
   std::optional<Trace> trace_;
   std::vector<std::string> written_;
 };
 
-std::string cost_line(const RankRecording& r) {
-  const double off = r.untraced_frame_us;
-  const double on = r.traced_frame_us;
-  return fmt::format(
-      "untraced {:.1f} us per frame, traced {:.1f} (medians): recording costs {:.1f} us per "
-      "frame ({:+.1f}%)\n",
-      off, on, on - off, off > 0 ? 100 * (on - off) / off : 0.0);
-}
-
-void check_outputs(const ReplayOptions& options, int frames, ExecutorKind kind,
-                   std::size_t frame_count) {
+void check_outputs(const ReplayOptions& options, int frames) {
   if (!options.window.empty()) (void)parse_window(options.window, frames);
   for (const std::string* path :
-       {&options.trace_path, &options.timeline_path, &options.dot_path, &options.report_path}) {
+       {&options.trace_path, &options.timeline_path, &options.report_path}) {
     if (!path->empty()) outputs::check_output_file(*path, options.force);
   }
-  if (!options.dot_path.empty() && kind == ExecutorKind::graph) {
-    for (std::size_t i = 0; i < frame_count; ++i) {
-      outputs::check_output_file(cuda_dot_path(options.dot_path, i), options.force);
-    }
-  }
+  if (!options.dot_dir.empty()) check_dot_directory(options.dot_dir, options.force);
 }
 
 // Rank 0: the trace, the timeline and the report, each added to result.written.
@@ -143,33 +140,38 @@ void write_outputs(const ReplayOptions& options, ReplayResult& result) {
     write(options.timeline_path, text.str());
   }
   if (!options.report_path.empty()) {
-    nlohmann::json ranks = nlohmann::json::array();
-    for (std::size_t r = 0; r < result.ranks.size(); ++r) {
-      const RankRecording& recording = result.ranks[r];
-      nlohmann::json json = overlap_to_json(recording.trace, result.reports[r]);
-      json["tracing"] = {{"untraced_frame_us", recording.untraced_frame_us},
-                         {"traced_frame_us", recording.traced_frame_us},
-                         {"overhead_us", recording.traced_frame_us - recording.untraced_frame_us}};
-      json["clock_offset_ns"] = recording.clock_offset_ns;
-      ranks.push_back(std::move(json));
-    }
-    const nlohmann::json report = {{"case", options.case_path},
-                                   {"executor", result.ranks.front().trace.executor},
-                                   {"frames_recorded", result.frames},
-                                   {"ranks", std::move(ranks)},
-                                   {"haloflow_version", haloflow::version}};
-    write(options.report_path, report.dump(2) + "\n");
+    write(options.report_path, replay_report_json(options.case_path, result).dump(2) + "\n");
   }
+}
+
+// What was replayed, how, and on which clock.
+std::string replay_heading(const ReplayResult& result) {
+  const Trace& head = result.ranks.front().trace;
+  std::string text = fmt::format(
+      "replay of '{}' on the {} executor, {} rank{}: {} frames recorded per rank, as many "
+      "untraced around them, after {} settling frames and {} warm-up steps\nclock: {}",
+      head.plan, head.executor, result.ranks.size(), result.ranks.size() == 1 ? "" : "s",
+      result.frames, result.settling, result.warmup, head.clock);
+  if (result.ranks.size() > 1) {
+    std::vector<double> offsets;
+    for (std::size_t r = 1; r < result.ranks.size(); ++r) {
+      offsets.push_back(static_cast<double>(result.ranks[r].clock_offset_ns));
+    }
+    const Spread s = spread_of(offsets);
+    text += fmt::format("; the other ranks' moved onto rank 0's (offsets {:.0f} to {:.0f} ns)",
+                        s.min, s.max);
+  }
+  return text + "\n\n";
 }
 
 }  // namespace
 
-std::string cuda_dot_path(const std::string& dot_path, std::size_t index) {
-  const std::string suffix = ".dot";
-  const bool dotted = dot_path.size() > suffix.size() &&
-                      dot_path.compare(dot_path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  const std::string stem = dotted ? dot_path.substr(0, dot_path.size() - suffix.size()) : dot_path;
-  return index == 0 ? stem + ".cuda.dot" : fmt::format("{}.{}.cuda.dot", stem, index);
+ReplayPhases replay_phases(int frames) {
+  const int before = frames / 2;
+  return {.settling = std::min(frames, 5),
+          .before = before,
+          .recorded = frames,
+          .after = frames - before};
 }
 
 TimelineWindow parse_window(const std::string& text, int frames) {
@@ -220,20 +222,28 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
   ReplayResult result;
   result.frames = options.frames > 0 ? options.frames : length.steps;
   result.warmup = length.warmup;
+  const ReplayPhases phases = replay_phases(result.frames);
+  result.settling = phases.settling;
   // The window and the output files are checked before anything runs: a long replay never ends
-  // in a refusal. (How many frames the model builds is known once it has built them: the CUDA
-  // graphs' DOT files beyond the first are checked when they are written.)
+  // in a refusal.
   on_root_everywhere(mpi, Seconds(c.run.timeout_s), "checking the replay's outputs",
-                     [&] { check_outputs(options, result.frames, kind, 1); });
+                     [&] { check_outputs(options, result.frames); });
+  if (root) {
+    outputs::print_out(fmt::format(
+        "replaying '{}' on {} rank{}, {} executor: {} settling frames, {} untraced, {} recorded, "
+        "{} untraced\n",
+        c.name, mpi.world_size(), mpi.world_size() == 1 ? "" : "s", to_string(kind),
+        phases.settling, phases.before, phases.recorded, phases.after));
+  }
 
   // Before the frames: CUPTI must watch the graphs being instantiated (see FrameRecorder).
   FrameRecorder recorder(kind, mpi.world_rank());
-  Recording recording(recorder, result.frames, options, root);
+  Recording recording(recorder, phases, options, root);
   models::RunOptions run;
   run.executor = kind;
   // Enough steps for the frames whatever steps each takes; the run ends after the last frame.
-  run.steps = 2 * result.frames * models::kMostStepsPerFrame;
-  run.frames_limit = 2 * result.frames;
+  run.steps = phases.total() * models::kMostStepsPerFrame;
+  run.frames_limit = phases.total();
   run.warmup = result.warmup;
   run.handoff = c.exchange.handoff;
   run.transport = c.exchange.transport;
@@ -249,18 +259,14 @@ ReplayResult replay_case(const ReplayOptions& options, const MpiSession& mpi) {
   for (const RankRecording& r : result.ranks) result.reports.push_back(analyze(r.trace));
   write_outputs(options, result);
 
-  for (std::size_t r = 0; r < result.ranks.size(); ++r) {
-    const RankRecording& recorded = result.ranks[r];
-    const Trace& trace = recorded.trace;
-    result.text += fmt::format(
-        "{}replay of '{}' on the {} executor, rank {}: {} frames recorded after {} untraced and "
-        "{} warm-up\nclock: {}{}\n{}\n",
-        r == 0 ? "" : "\n", trace.plan, trace.executor, trace.rank, result.frames, result.frames,
-        result.warmup, trace.clock,
-        r == 0 ? std::string()
-               : fmt::format(" (moved onto rank 0's: offset {} ns)", recorded.clock_offset_ns),
-        cost_line(recorded));
-    result.text += format_overlap(trace, result.reports[r]);
+  result.text = replay_heading(result) + format_summary(result.ranks, result.reports);
+  if (options.per_frame) {
+    for (std::size_t r = 0; r < result.ranks.size(); ++r) {
+      const RankRecording& recorded = result.ranks[r];
+      result.text += fmt::format("\nrank {}: recording costs {}\n", recorded.trace.rank,
+                                 cost_text(recording_cost(recorded)));
+      result.text += format_overlap(recorded.trace, result.reports[r]);
+    }
   }
   for (const std::string& path : result.written) {
     result.text += fmt::format("wrote {}\n", input::printable(path, 300));

@@ -17,6 +17,7 @@
 #include "checkpoints.hpp"
 #include "collective.hpp"
 #include "copy_bandwidth.hpp"
+#include "dot_files.hpp"
 #include "executors.hpp"
 #include "field_outputs.hpp"
 #include "haloflow/bounded_mpi.hpp"
@@ -35,9 +36,10 @@
 namespace haloflow::cases {
 namespace {
 
-// results.json's layout: 1 is the first that says so (format_version, "run", the models' own
-// sections, "files").
-constexpr int kResultsFormatVersion = 1;
+// results.json's layout (json/schema/results.schema.json): 1 is the first that says so
+// (format_version, "run", the models' own sections, "files"); 2 has "model" an object for every
+// model (the seed's was its name) and the seed's hidden_fraction null where the console says n/a.
+constexpr int kResultsFormatVersion = 2;
 
 // Whether two paths name the same directory (either may not exist yet).
 bool same_directory(const std::filesystem::path& a, const std::filesystem::path& b) {
@@ -48,16 +50,13 @@ bool same_directory(const std::filesystem::path& a, const std::filesystem::path&
   return !error && left == right;
 }
 
-// Writes the plans of every frame a run builds as Graphviz DOT (--dot), rank 0.
+// Writes the plan of every frame a run builds as Graphviz DOT (--dot DIR), rank 0.
 class DotWriter {
  public:
   DotWriter(std::string path, bool force, outputs::WrittenFiles& written)
       : path_(std::move(path)), force_(force), written_(written) {}
   void write(const std::vector<Frame*>& frames) const {
-    std::string text;
-    for (const Frame* frame : frames) text += frame->plan().to_dot();
-    outputs::write_output_file(path_, text, {.replace = force_});
-    written_.add({.path = path_, .bytes = text.size()});
+    written_.add(write_dot_files(frames, path_, force_, false));
   }
 
  private:
@@ -230,7 +229,7 @@ CaseRun run_case_in_session(const RunFlags& flags, MpiSession& mpi) {
   // Every file the user named is checked before anything is made or run.
   on_root_everywhere(mpi, timeout, "checking the outputs", [&] {
     if (!flags.json_path.empty()) outputs::check_output_file(flags.json_path, flags.force);
-    if (!flags.dot_path.empty()) outputs::check_output_file(flags.dot_path, flags.force);
+    if (!flags.dot_path.empty()) check_dot_directory(flags.dot_path, flags.force);
     if (!flags.dump.empty()) outputs::check_output_file(flags.dump, flags.force);
     if (!flags.restart.empty() && same_directory(flags.restart, c.run.output) &&
         (c.run.output_given || flags.force)) {
@@ -248,7 +247,7 @@ CaseRun run_case_in_session(const RunFlags& flags, MpiSession& mpi) {
   RunRecord record(place,
                    {{"format_version", kResultsFormatVersion},
                     {"case", c.name},
-                    {"model", c.model->name()},
+                    {"model", {{"name", c.model->name()}}},
                     {"ranks", mpi.world_size()},
                     {"versions", outputs::versions()},
                     {"machine", outputs::machine_description(device ? device->name : "none")},
@@ -295,6 +294,7 @@ CaseRun run_case_in_session(const RunFlags& flags, MpiSession& mpi) {
         // A model said its header and per-step lines as it ran: the rest now.
         outputs::print_out(shape.steps_in_time ? result->closing(report_options) : report);
         result->add_to(results, report_options);
+        results["model"]["name"] = c.model->name();  // an object for every model, seed included
         fields.add_to(results);
         if (shape.steps_in_time) {
           record.write_file("model_output.txt", report);

@@ -18,7 +18,7 @@ struct RunFlags {
   int steps = 0;   //!< a model's steps, or the seed's frames
   std::string out;
   std::string json_path;  //!< also write the executor comparison here
-  std::string dot_path;   //!< also write the plans of the frames as Graphviz DOT
+  std::string dot_path;   //!< a directory: a Graphviz DOT file per frame
   bool force = false;
   bool vtk = false;
   bool png = false;

@@ -109,7 +109,9 @@ int main(int argc, char** argv) {
                   "this file")
       ->check(kNotEmpty);
   run->add_option("--dot", options.dot_path,
-                  "also write the plans of every frame the run builds as Graphviz DOT")
+                  "also write the plan of every frame the run builds as Graphviz DOT, one file "
+                  "per frame: DIR/<frame>.dot (existing .dot files there only with --force)")
+      ->type_name("DIR")
       ->check(kNotEmpty);
   run->add_flag("--vtk", options.vtk,
                 "models: write VTK image data at each output (RUN_DIR/vtk: a binary .vti per "
@@ -151,7 +153,7 @@ int main(int argc, char** argv) {
   run->add_option("--set", options.sets, kSetHelp)->allow_extra_args(false);
   run->add_flag("--force", options.force,
                 "replace an existing run directory (its previous run is removed first) and "
-                "overwrite files given to --json, --dot and --dump");
+                "overwrite files given to --json and --dump and .dot files in --dot's directory");
   ValidateFlags validate_options;
   auto* validate = app.add_subcommand(
       "validate", "check a case file (every problem at once) without running it; exit 0 if valid");
@@ -190,9 +192,14 @@ int main(int argc, char** argv) {
   replay->add_option("--window", replay_options.window,
                      "frames the timeline shows, as first:count (default: the median frame)");
   replay
-      ->add_option("--dot", replay_options.dot_path,
-                   "write the plans as DOT (and, for graph, the CUDA graphs to NAME.cuda.dot)")
+      ->add_option("--dot", replay_options.dot_dir,
+                   "write each frame's plan as DOT to DIR/<frame>.dot (and, for graph, its CUDA "
+                   "graph to DIR/<frame>.cuda.dot)")
+      ->type_name("DIR")
       ->check(kNotEmpty);
+  replay->add_flag("--per-frame", replay_options.per_frame,
+                   "also print each rank's node table and every frame's row (the summary across "
+                   "the ranks comes first)");
   replay->add_option("--report", replay_options.report_path, "write the overlap report as JSON")
       ->check(kNotEmpty);
   replay

@@ -7,6 +7,8 @@
 #include <array>
 #include <cmath>
 #include <fstream>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,7 +21,7 @@ namespace haloflow {
 namespace {
 
 constexpr double kWidth = 1200;
-constexpr double kLeft = 170;  // room for the row labels
+constexpr double kLeft = 200;  // room for the row labels
 constexpr double kRight = 30;
 constexpr double kPlotWidth = kWidth - kLeft - kRight;
 constexpr double kTop = 78;  // below the title, subtitle and frame labels
@@ -30,7 +32,7 @@ constexpr std::size_t kMaxLabelLines = 6;
 constexpr double kLabelPadding = 6;
 constexpr double kRowGap = 12;
 constexpr double kIdleHeight = 12;
-constexpr double kCharWidth = 6.2;  // average advance of 11 px sans-serif
+constexpr double kFontSize = 11;  // the SVG's default
 constexpr int kTargetTicks = 10;
 
 std::string_view fill_of(NodeKind kind) {
@@ -59,8 +61,41 @@ double tick_step(double range, int target) {
   return 10 * magnitude;
 }
 
-double text_width(std::string_view text) {
-  return kCharWidth * static_cast<double>(text.size());
+// The advance of `c` in ems, at least what DejaVu Sans (the widest of the usual sans-serif
+// fonts a viewer falls back on) gives it: labels are placed by these widths, so a label never
+// runs into another in any of them. A byte of a multi-byte UTF-8 character counts as a wide one.
+double em_of(unsigned char c) {
+  if (c >= 0x80) return 0.5;  // 2 to 4 bytes a character: up to 2 ems
+  if (c == 'm' || c == 'w' || c == 'M' || c == 'W' || c == '@' || c == '%') return 1.0;
+  if (c == ' ' || c == '.' || c == ',' || c == ':' || c == ';' || c == 'i' || c == 'j' ||
+      c == 'l' || c == '|' || c == '!' || c == '\'' || c == 'I') {
+    return 0.35;
+  }
+  if (c >= 'a' && c <= 'z') return 0.64;
+  if (c >= '0' && c <= '9') return 0.64;
+  return 0.8;  // capitals, brackets, symbols
+}
+
+// The width `text` takes at `font_size` px (bold: 10 % more), never less than it draws.
+double text_width(std::string_view text, double font_size = kFontSize, bool bold = false) {
+  double ems = 0;
+  for (const char c : text) ems += em_of(static_cast<unsigned char>(c));
+  return ems * font_size * (bold ? 1.1 : 1.0);
+}
+
+// `text` cut to fit `width` at `font_size`, ending in "..." where it was cut (on a character
+// boundary of UTF-8).
+std::string fitted(std::string text, double width, double font_size = kFontSize,
+                   bool bold = false) {
+  if (text_width(text, font_size, bold) <= width) return text;
+  while (!text.empty() && text_width(text + "...", font_size, bold) > width) {
+    text.pop_back();
+    while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) {
+      text.pop_back();  // a continuation byte: the character's first byte goes with it
+    }
+    if (!text.empty() && static_cast<unsigned char>(text.back()) >= 0xC0) text.pop_back();
+  }
+  return text + "...";
 }
 
 // The frames of the window, with only their spans.
@@ -95,15 +130,20 @@ class Svg {
   std::string body_;
 };
 
-std::string subtitle(const OverlapReport& report, TimelineWindow window) {
+// Whether a trace's kernels and copies ran on a GPU: a host run has no GPU to sit idle.
+bool on_gpu(const Trace& trace) {
+  return trace.executor != "host";
+}
+
+std::string subtitle(const OverlapReport& report, TimelineWindow window, bool gpu) {
   if (window.count == 1) {
     const FrameOverlap& f = report.frames.at(static_cast<std::size_t>(window.first));
     return fmt::format(
         "frame {}{}: {:.1f} us; interior {:.1f} us, communication {:.1f} us, concurrent {:.1f} "
-        "us, hidden {:.1f}% ({:.1f}% by spans); critical path {:.1f} us; GPU idle {:.1f} us",
+        "us, hidden {:.1f}% ({:.1f}% by spans); critical path {:.1f} us{}",
         f.frame, f.frame == report.median_frame ? " (the median frame)" : "", f.frame_us,
         f.interior_us, f.communication_us, f.concurrent_us, 100 * f.hidden, 100 * f.hidden_span,
-        f.critical_path_us, f.idle_us);
+        f.critical_path_us, gpu ? fmt::format("; GPU idle {:.1f} us", f.idle_us) : std::string());
   }
   std::vector<double> frame_us, hidden, idle;
   for (int i = window.first; i < window.first + window.count; ++i) {
@@ -112,10 +152,10 @@ std::string subtitle(const OverlapReport& report, TimelineWindow window) {
     hidden.push_back(f.hidden);
     idle.push_back(f.idle_us);
   }
-  return fmt::format(
-      "frames {} to {}, medians: {:.1f} us per frame, hidden {:.1f}%, GPU idle {:.1f} us",
-      window.first, window.first + window.count - 1, median(frame_us), 100 * median(hidden),
-      median(idle));
+  return fmt::format("frames {} to {}, medians: {:.1f} us per frame, hidden {:.1f}%{}",
+                     window.first, window.first + window.count - 1, median(frame_us),
+                     100 * median(hidden),
+                     gpu ? fmt::format(", GPU idle {:.1f} us", median(idle)) : std::string());
 }
 
 // Maps trace time to x in the plot.
@@ -126,11 +166,12 @@ struct Scale {
 };
 
 // Lines of labels under a row, for boxes too narrow to hold their names: each label goes on
-// the first line where it overlaps no other, so names stay readable where short nodes crowd.
+// the first line where it overlaps no other, so names stay readable where short nodes crowd;
+// where every line is taken the label is left out (its box's tooltip still names it).
 class LabelLines {
  public:
-  // The line for a label over [start, end].
-  std::size_t place(double start, double end) {
+  // The line for a label over [start, end]; none when it fits on no line.
+  std::optional<std::size_t> place(double start, double end) {
     for (std::size_t line = 0; line < taken_.size(); ++line) {
       const bool free = std::none_of(taken_[line].begin(), taken_[line].end(), [&](auto used) {
         return start < used.second + kLabelPadding && used.first < end + kLabelPadding;
@@ -141,7 +182,7 @@ class LabelLines {
       taken_.emplace_back();
       return take(taken_.size() - 1, start, end);
     }
-    return take(taken_.size() - 1, start, end);  // crowded beyond reason: overlap the last
+    return std::nullopt;
   }
   [[nodiscard]] std::size_t count() const { return taken_.size(); }
 
@@ -154,9 +195,9 @@ class LabelLines {
 };
 
 // One lane's row at `top`: background, label, a box per span (on its track), box labels.
-// Returns the row's height.
+// Returns the row's height; adds the labels left out for want of room to `dropped`.
 double draw_row(Svg& svg, const Trace& part, const std::vector<int>& tracks, Lane lane,
-                const Scale& scale, double top, const std::string& prefix) {
+                const Scale& scale, double top, const std::string& prefix, int& dropped) {
   int track_count = 1;
   for (std::size_t i = 0; i < part.spans.size(); ++i) {
     if (part.nodes.at(part.spans[i].node).lane == lane) {
@@ -170,9 +211,9 @@ double draw_row(Svg& svg, const Trace& part, const std::vector<int>& tracks, Lan
   svg.line(fmt::format(
       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#f4f4f4\"/>",
       kLeft, top, kPlotWidth, boxes_height));
-  svg.line(
-      fmt::format("<text x=\"10\" y=\"{:.1f}\" font-size=\"12\" font-weight=\"bold\">{}</text>",
-                  top + 12, prefix + (bulk ? "interior" : "communication")));
+  svg.line(fmt::format(
+      "<text x=\"10\" y=\"{:.1f}\" font-size=\"12\" font-weight=\"bold\">{}</text>", top + 12,
+      xml_escaped(fitted(prefix + (bulk ? "interior" : "communication"), kLeft - 14, 12, true))));
   svg.line(fmt::format("<text x=\"10\" y=\"{:.1f}\" fill=\"#555\">{}</text>", top + 26,
                        bulk ? "bulk lane, low priority" : "chain, high priority"));
 
@@ -211,9 +252,13 @@ double draw_row(Svg& svg, const Trace& part, const std::vector<int>& tracks, Lan
         const double anchor = x + width / 2;
         const double text = text_width(node.name);
         const bool right_aligned = anchor + text > kWidth - 4;
-        const std::size_t line =
+        const std::optional<std::size_t> line =
             right_aligned ? lines.place(anchor - text, anchor) : lines.place(anchor, anchor + text);
-        outside.push_back({anchor, box_top + kBoxHeight, right_aligned, line, node.name});
+        if (line) {
+          outside.push_back({anchor, box_top + kBoxHeight, right_aligned, *line, node.name});
+        } else {
+          ++dropped;
+        }
       }
     }
   }
@@ -234,18 +279,10 @@ double draw_row(Svg& svg, const Trace& part, const std::vector<int>& tracks, Lan
 
 // One rank's rows at `top` (its interior and communication rows, the GPU's idle gaps, the
 // frame boundaries across them); returns their height.
-double draw_rank(Svg& svg, const Trace& trace, const OverlapReport& report, TimelineWindow window,
-                 const Scale& scale, double top, bool several) {
-  const Trace part = window_of(trace, window);
-  const std::vector<int> tracks = lane_tracks(part);
-  const std::string prefix = several ? fmt::format("rank {} ", trace.rank) : std::string();
+// One rank's row of the GPU's idle gaps at `y`; returns the y below it.
+double draw_idle(Svg& svg, const Trace& trace, const OverlapReport& report, TimelineWindow window,
+                 const Scale& scale, double y, const std::string& prefix) {
   const auto x_of = [&](double t) { return scale.x(t); };
-  double y = top;
-  for (const Lane lane : {Lane::bulk, Lane::communication}) {
-    y += draw_row(svg, part, tracks, lane, scale, y, prefix) + kRowGap;
-  }
-
-  // The GPU's idle gaps, from the report.
   svg.line(fmt::format("<g class=\"idle\" data-rank=\"{}\">", trace.rank));
   svg.line(fmt::format("<text x=\"10\" y=\"{:.1f}\" fill=\"#b22\">{}GPU idle</text>",
                        y + kIdleHeight - 2, prefix));
@@ -266,10 +303,27 @@ double draw_rank(Svg& svg, const Trace& trace, const OverlapReport& report, Time
     }
   }
   svg.line("</g>");
-  y += kIdleHeight + 10;
+  return y + kIdleHeight + 10;
+}
 
-  // Frame boundaries across this rank's rows, labelled above them.
+double draw_rank(Svg& svg, const Trace& trace, const OverlapReport& report, TimelineWindow window,
+                 const Scale& scale, double top, bool several, int& dropped) {
+  const Trace part = window_of(trace, window);
+  const std::vector<int> tracks = lane_tracks(part);
+  const std::string prefix = several ? fmt::format("rank {} ", trace.rank) : std::string();
+  const auto x_of = [&](double t) { return scale.x(t); };
+  double y = top;
+  for (const Lane lane : {Lane::bulk, Lane::communication}) {
+    y += draw_row(svg, part, tracks, lane, scale, y, prefix, dropped) + kRowGap;
+  }
+
+  // The GPU's idle gaps, from the report (none on the host executor: it has no GPU).
+  if (on_gpu(trace)) y = draw_idle(svg, trace, report, window, scale, y, prefix);
+
+  // Frame boundaries across this rank's rows, labelled above them where a label fits between
+  // its frame's boundaries (or is the window's one frame) and after the label before it.
   svg.line(fmt::format("<g class=\"frames\" data-rank=\"{}\">", trace.rank));
+  double free_from = 0;
   for (int f = window.first; f < window.first + window.count; ++f) {
     const FrameSpan& frame = trace.frames.at(static_cast<std::size_t>(f));
     for (const double t : {frame.start_us, frame.end_us}) {
@@ -278,8 +332,18 @@ double draw_rank(Svg& svg, const Trace& trace, const OverlapReport& report, Time
           "stroke-dasharray=\"4 3\" stroke-width=\"0.8\"/>",
           x_of(t), top - 14, y));
     }
-    svg.line(fmt::format("<text x=\"{:.2f}\" y=\"{:.1f}\" text-anchor=\"middle\">frame {}</text>",
-                         (x_of(frame.start_us) + x_of(frame.end_us)) / 2, top - 18, f));
+    const std::string label = fmt::format("frame {}", f);
+    const double middle = (x_of(frame.start_us) + x_of(frame.end_us)) / 2;
+    const double half = text_width(label) / 2;
+    const bool fits =
+        window.count == 1 || 2 * half + 4 <= x_of(frame.end_us) - x_of(frame.start_us);
+    if (fits && middle - half >= free_from && middle + half <= kWidth) {
+      svg.line(fmt::format("<text x=\"{:.2f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>",
+                           middle, top - 18, label));
+      free_from = middle + half + kLabelPadding;
+    } else {
+      ++dropped;
+    }
   }
   svg.line("</g>");
   return y - top;
@@ -312,23 +376,28 @@ std::string timeline_text(const std::vector<Trace>& ranks, std::optional<Timelin
   const Trace& head = ranks.front();
 
   Svg svg;
+  // The title and subtitles are cut to the picture's width (the plans' names can be long).
+  const std::string title =
+      several ? fmt::format("{} executor, {} ranks: {}", head.executor, ranks.size(), head.plan)
+              : fmt::format("{} executor, rank {}: {}", head.executor, head.rank, head.plan);
   svg.line(fmt::format(
-      "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>",
-      xml_escaped(
-          several ? fmt::format("{}: {} executor, {} ranks", head.plan, head.executor, ranks.size())
-                  : fmt::format("{}: {} executor, rank {}", head.plan, head.executor, head.rank))));
+      "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}<title>{}</title></text>",
+      xml_escaped(fitted(title, kWidth - 20, 15, true)), xml_escaped(title)));
   double y = 42;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    const std::string line = subtitle(reports[r], window);
-    svg.line(
-        fmt::format("<text x=\"10\" y=\"{:.1f}\" font-size=\"12\">{}</text>", y,
-                    xml_escaped(several ? fmt::format("rank {}: {}", ranks[r].rank, line) : line)));
+    const std::string line = subtitle(reports[r], window, on_gpu(ranks[r]));
+    svg.line(fmt::format(
+        "<text x=\"10\" y=\"{:.1f}\" font-size=\"12\">{}</text>", y,
+        xml_escaped(fitted(several ? fmt::format("rank {}: {}", ranks[r].rank, line) : line,
+                           kWidth - 20, 12))));
     y += 16;
   }
   // Rows: per rank, the interior branch, then the communication chain, then the GPU's gaps.
   y += kTop - 58;
+  int dropped = 0;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    y += draw_rank(svg, ranks[r], reports[r], window, scale, y, several) + (several ? 24 : 0);
+    y += draw_rank(svg, ranks[r], reports[r], window, scale, y, several, dropped) +
+         (several ? 24 : 0);
   }
 
   // Time axis, in microseconds from the window's start.
@@ -364,13 +433,22 @@ std::string timeline_text(const std::vector<Trace>& ranks, std::optional<Timelin
     svg.line(fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>", x + 16, y + 10, label));
     x += 16 + text_width(label) + 24;
   }
-  svg.line(
-      fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"#d62728\" "
-                  "fill-opacity=\"0.7\"/>",
-                  x, y));
-  svg.line(
-      fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">no kernel or copy running (over {:g} us)</text>",
-                  x + 16, y + 10, reports.front().min_gap_us));
+  if (on_gpu(head)) {
+    svg.line(
+        fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"#d62728\" "
+                    "fill-opacity=\"0.7\"/>",
+                    x, y));
+    svg.line(fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\">no kernel or copy running (over {:g} us)</text>", x + 16,
+        y + 10, reports.front().min_gap_us));
+  }
+  if (dropped > 0) {
+    y += 20;
+    svg.line(fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#555\" class=\"dropped\">{} label{} left out "
+        "where {} did not fit; a box's tooltip names its node</text>",
+        kLeft, y + 10, dropped, dropped == 1 ? "" : "s", dropped == 1 ? "it" : "they"));
+  }
   svg.line("</g>");
   return svg.finish(y + 24);
 }

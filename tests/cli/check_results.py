@@ -14,7 +14,7 @@ import math
 import os
 import sys
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 ORDER = ["min", "p10", "median", "p90", "p99", "max"]
 

@@ -111,7 +111,8 @@ endforeach()
 
 # --vtk, --png, --output-every and --dump on the seed, which writes no field: refused, naming
 # them, before anything is written. --dot and --json apply to every case: a model's frames as
-# DOT (jacobi2d's six: one step, with the norm, two steps, each for both field sets) and its results.
+# DOT, a file per frame (jacobi2d's six: one step, with the norm, two steps, each for both field
+# sets), and its results.
 haloflow_cli_test(cli_outputs_seed_refuses_field_flags
   COMMAND haloflow run ${test_cases}/seed_small.json --executor host --vtk --dump x.raw --out
           ${cli_runs}/seed_refused --force
@@ -122,15 +123,15 @@ haloflow_cli_test(cli_outputs_seed_refuses_field_flags_fails
   WILL_FAIL)
 haloflow_cli_test(cli_outputs_model_dot_json
   COMMAND haloflow run ${PROJECT_SOURCE_DIR}/json/cases/jacobi2d.json --executor host --steps 3
-          --out ${cli_runs}/dot_json --dot ${cli_runs}/dot_json.dot --json ${cli_runs}/dot_json.json
-          --force
+          --out ${cli_runs}/dot_json --dot ${cli_runs}/dot_json_frames --json
+          ${cli_runs}/dot_json.json --force
   TIMEOUT 60 FIXTURES_SETUP cli_outputs_dot_json
-  PASS_REGEX "wrote [0-9]+ files.*dot_json.dot +[0-9.]+ [KM]?i?B\n.*dot_json.json +[0-9.]+ [KM]?i?B\n")
+  PASS_REGEX "wrote [0-9]+ files.*dot_json_frames/jacobi2d_even.dot +[0-9.]+ [KM]?i?B\n.*dot_json.json +[0-9.]+ [KM]?i?B\n")
 if(HALOFLOW_PYTHON3)
   haloflow_cli_test(cli_outputs_model_dot_json_read_back
     COMMAND ${HALOFLOW_PYTHON3} -c
-            "import json,sys; d=open(sys.argv[1]).read(); r=json.load(open(sys.argv[2])); n=d.count('digraph'); print(n, r['format_version']); sys.exit(n != 6 or r['model']['result']['steps'] != 3)"
-            ${cli_runs}/dot_json.dot ${cli_runs}/dot_json.json
+            "import json,os,sys; d=[open(os.path.join(sys.argv[1],f)).read() for f in os.listdir(sys.argv[1])]; r=json.load(open(sys.argv[2])); n=[t.count('digraph') for t in d]; print(n, r['format_version']); sys.exit(n != [1] * 6 or r['model']['result']['steps'] != 3)"
+            ${cli_runs}/dot_json_frames ${cli_runs}/dot_json.json
     FIXTURES_REQUIRED cli_outputs_dot_json)
 endif()
 haloflow_cli_test(cli_version

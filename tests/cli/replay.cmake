@@ -8,7 +8,7 @@ set(replay_out ${CMAKE_CURRENT_BINARY_DIR}/replay_host)
 haloflow_cli_test(cli_replay_host
   COMMAND haloflow replay ${test_cases}/seed_small.json --executor host --frames 4 --trace
           ${replay_out}_trace.json --timeline ${replay_out}_timeline.svg --report
-          ${replay_out}_report.json --dot ${replay_out}_frame.dot --force
+          ${replay_out}_report.json --dot ${replay_out}_frames --force
   FIXTURES_SETUP replay_host
   PASS_REGEX "recording costs .*wrote .*_report.json")
 if(HALOFLOW_PYTHON3)
@@ -32,9 +32,9 @@ foreach(replay_model jacobi2d heat3d euler2d)
       COMMAND $<TARGET_FILE:haloflow> replay ${PROJECT_SOURCE_DIR}/json/cases/${replay_model}.json
               --executor host --frames 3 --trace ${replay_run}_trace.json --timeline
               ${replay_run}_timeline.svg --report ${replay_run}_report.json --dot
-              ${replay_run}_frames.dot --force
+              ${replay_run}_frames --force
       LABELS host mpi TIMEOUT 120 FIXTURES_SETUP replay_${replay_model}_${replay_ranks}
-      PASS_REGEX "replay of '${replay_model}[^']*' on the host executor, rank 0: 3 frames.*recording costs .*wrote .*_report.json")
+      PASS_REGEX "replay of '${replay_model}[^']*' on the host executor, ${replay_ranks} ranks?: 3 frames.*recording costs .*wrote .*_report.json")
     if(HALOFLOW_PYTHON3)
       haloflow_cli_test(replay_${replay_model}_${replay_ranks}_outputs
         COMMAND ${HALOFLOW_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/check_replay_outputs.py
@@ -62,7 +62,7 @@ foreach(replay_model jacobi2d heat3d euler2d seed)
               ${replay_run}_trace.json --timeline ${replay_run}_timeline.svg --report
               ${replay_run}_report.json --force
       LABELS gpu mpi TIMEOUT 120 FIXTURES_SETUP replay_graph_${replay_model}_${replay_ranks}
-      PASS_REGEX "replay of '[^']*' on the graph executor, rank 0: 3 frames.*recording costs .*wrote .*_report.json")
+      PASS_REGEX "replay of '[^']*' on the graph executor, ${replay_ranks} ranks?: 3 frames.*recording costs .*wrote .*_report.json")
     if(HALOFLOW_PYTHON3)
       haloflow_cli_test(replay_graph_${replay_model}_${replay_ranks}_outputs
         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/on_gpu.sh ${HALOFLOW_PYTHON3}

@@ -32,7 +32,7 @@ TEST_CASE("CUPTI records every node of the seed frame on the graph executor") {
   options.frames = 5;
   options.trace_path = (directory / "trace.json").string();
   options.timeline_path = (directory / "timeline.svg").string();
-  options.dot_path = (directory / "frame.dot").string();
+  options.dot_dir = (directory / "dot").string();
   options.report_path = (directory / "report.json").string();
   options.force = true;
   const cases::ReplayResult result = cases::replay_case(options, testing::test_mpi());
@@ -72,7 +72,8 @@ TEST_CASE("CUPTI records every node of the seed frame on the graph executor") {
     CHECK(frame.hidden_span <= 1);
     CHECK(frame.critical_path_us <= frame.frame_us + kClockSlackUs);
   }
-  CHECK(fs::file_size(directory / "frame.cuda.dot") > 0);
+  CHECK(fs::file_size(directory / "dot" / "seed_small.dot") > 0);
+  CHECK(fs::file_size(directory / "dot" / "seed_small.cuda.dot") > 0);
   CHECK(result.written.size() == 5);
 }
 

@@ -22,6 +22,9 @@ cases::RankRecording recording() {
   r.trace.origin_ns = 123456789;
   r.untraced_frame_us = 48.5;
   r.traced_frame_us = 51.25;
+  r.frame_noise_us = 3.5;
+  r.untraced_before_us = 47.0;
+  r.untraced_after_us = 49.5;
   r.clock_offset_ns = -4200;
   return r;
 }
@@ -50,6 +53,9 @@ TEST_CASE("a recording packs into bytes and back, every field kept") {
   CHECK(out.trace.spans[2].end_us == 119.5);
   CHECK(out.untraced_frame_us == 48.5);
   CHECK(out.traced_frame_us == 51.25);
+  CHECK(out.frame_noise_us == 3.5);
+  CHECK(out.untraced_before_us == 47.0);
+  CHECK(out.untraced_after_us == 49.5);
   CHECK(out.clock_offset_ns == -4200);
 }
 

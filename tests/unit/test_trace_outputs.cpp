@@ -3,6 +3,7 @@
 // the report as JSON, and the options that choose them.
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
@@ -147,6 +148,27 @@ TEST_CASE("the SVG timeline has a row per branch, every node labelled, names esc
   CHECK(both.find(">frame 1</text>") != std::string::npos);
 }
 
+TEST_CASE("the SVG timeline leaves out labels that do not fit, and says so") {
+  // 60 nodes of 0.1 us in a 100 us frame: far too narrow for their names, too many for the
+  // lines of labels under the row.
+  Trace trace{.plan = "crowded", .executor = "graph", .clock = "made up", .rank = 0};
+  trace.frames = {{0, 0, 100}};
+  for (int i = 0; i < 60; ++i) {
+    trace.nodes.push_back(
+        {fmt::format("node number {}", i), Lane::communication, NodeKind::kernel, {}});
+    trace.spans.push_back({static_cast<std::size_t>(i), 0, 1.0 * i, 1.0 * i + 0.1});
+  }
+  const std::string svg = timeline({trace}, {0, 1});
+  CHECK(count(svg, "class=\"dropped\"") == 1);
+  CHECK(count(svg, "\">node number ") < 60);       // drawn labels (a tooltip follows <title>)
+  CHECK(count(svg, "<title>node number ") == 60);  // every box still named by its tooltip
+  CHECK(svg.find("no kernel or copy running") != std::string::npos);  // a GPU run's idle legend
+  trace.executor = "host";
+  const std::string host = timeline({trace}, {0, 1});
+  CHECK(host.find("GPU idle") == std::string::npos);
+  CHECK(host.find("no kernel or copy running") == std::string::npos);
+}
+
 TEST_CASE("the SVG timeline of several ranks has a row per rank and lane") {
   Trace other = small_trace();
   other.rank = 4;
@@ -155,7 +177,7 @@ TEST_CASE("the SVG timeline of several ranks has a row per rank and lane") {
   CHECK(count(svg, "data-lane=\"bulk\" data-rank=\"3\"") == 1);
   CHECK(count(svg, "data-lane=\"communication\" data-rank=\"4\"") == 1);
   CHECK(svg.find("rank 4 interior") != std::string::npos);
-  CHECK(svg.find("small: host executor, 2 ranks") != std::string::npos);
+  CHECK(svg.find("host executor, 2 ranks: small") != std::string::npos);
   CHECK_THROWS_WITH_AS((void)timeline({small_trace()}, {1, 2}),
                        "timeline: frames 1 to 2 asked for; rank 3 recorded 2 frames", Error);
 }
@@ -174,7 +196,8 @@ TEST_CASE("--window is first:count inside the recorded frames") {
 }
 
 TEST_CASE("the report as JSON names nodes, and keeps every frame's path and gaps") {
-  const Trace trace = small_trace();
+  Trace trace = small_trace();
+  trace.executor = "graph";  // the host executor has no GPU idle time to report
   const auto json = cases::overlap_to_json(trace, analyze(trace));
   CHECK(json.at("nodes").size() == 4);
   REQUIRE(json.at("frames").size() == 2);
@@ -190,8 +213,37 @@ TEST_CASE("the report as JSON names nodes, and keeps every frame's path and gaps
         std::string::npos);
 }
 
-TEST_CASE("the CUDA graph's DOT goes next to the plan's") {
-  CHECK(cases::cuda_dot_path("out/frame.dot") == "out/frame.cuda.dot");
-  CHECK(cases::cuda_dot_path("frame") == "frame.cuda.dot");
-  CHECK(cases::cuda_dot_path("out/frame.dot", 1) == "out/frame.1.cuda.dot");
+TEST_CASE("on the host executor neither the report nor its JSON has GPU idle figures") {
+  const Trace trace = small_trace();
+  const auto json = cases::overlap_to_json(trace, analyze(trace));
+  CHECK(json.at("summary").at("gpu_idle_us").is_null());
+  CHECK(json.at("frames")[0].at("gpu_idle_gaps").is_null());
+  CHECK(json.at("frames")[0].at("gpu_idle_us").is_null());
+  const std::string text = cases::format_overlap(trace, analyze(trace));
+  CHECK(text.find("idle") == std::string::npos);
+  Trace graph = small_trace();
+  graph.executor = "graph";
+  CHECK(cases::format_overlap(graph, analyze(graph)).find("GPU idle") != std::string::npos);
+}
+
+TEST_CASE("the node table leaves out nodes that never ran or took no time, and says so") {
+  Trace trace = small_trace();
+  trace.nodes.push_back({"join", Lane::communication, NodeKind::empty, {3}});
+  trace.nodes.push_back({"never", Lane::bulk, NodeKind::kernel, {}});
+  for (int f = 0; f < 2; ++f) trace.spans.push_back({4, f, 50.0 * f + 45, 50.0 * f + 45});
+  const std::string text = cases::format_overlap(trace, analyze(trace));
+  CHECK(text.find("\njoin ") == std::string::npos);
+  CHECK(text.find("\nnever ") == std::string::npos);
+  CHECK(text.find("(2 nodes that never ran or took no time left out: join, never)") !=
+        std::string::npos);
+  CHECK(text.find("\ninterior ") != std::string::npos);
+  // A second plan none of whose nodes ran (a frame of another step) is named once, by its plan.
+  for (TraceNode& node : trace.nodes) node.plan = "step";
+  trace.nodes.push_back({"norm.a", Lane::bulk, NodeKind::kernel, {}, "norm"});
+  trace.nodes.push_back({"norm.b", Lane::bulk, NodeKind::kernel, {}, "norm"});
+  const std::string plans = cases::format_overlap(trace, analyze(trace));
+  CHECK(plans.find("(not run in the recorded frames, left out: norm)") != std::string::npos);
+  CHECK(plans.find("(2 nodes that never ran or took no time left out: step: join, step: never)") !=
+        std::string::npos);
+  CHECK(plans.find("norm.a") == std::string::npos);
 }

@@ -149,6 +149,19 @@ ExecutorReport measure_seed(const SeedCase& seed, ExecutorKind executor,
   return measure_seed(seed, std::vector<ExecutorKind>{executor}, {}, options).front();
 }
 
+namespace {
+
+// The host executor runs one node after another: nothing can be hidden, and the formula would
+// only measure noise. The table says n/a and results.json null, with this reason.
+constexpr const char* kHostHidesNothing =
+    "the host executor runs one node after another: nothing can be hidden";
+
+bool hidden_measured(const ExecutorReport& report) {
+  return report.executor != ExecutorKind::host;
+}
+
+}  // namespace
+
 std::string format_reports(const SeedCase& seed, const std::vector<ExecutorReport>& reports) {
   std::string text = fmt::format(
       "case '{}': {} cells, halo {} cells, intensity {}, host work {} us\n"
@@ -157,11 +170,8 @@ std::string format_reports(const SeedCase& seed, const std::vector<ExecutorRepor
       "frames", "us/frame", "p90", "interior", "comm", "hidden", "patch us", "launch us",
       "max error");
   for (const auto& r : reports) {
-    // The host executor runs one node after another: nothing can be hidden, and the formula
-    // would only measure noise.
-    const std::string hidden = r.executor == ExecutorKind::host
-                                   ? std::string("n/a")
-                                   : fmt::format("{:.1f}%", 100 * r.hidden);
+    const std::string hidden =
+        hidden_measured(r) ? fmt::format("{:.1f}%", 100 * r.hidden) : std::string("n/a");
     text += fmt::format(
         "{:<9} {:>7} {:>10.1f} {:>9.1f} {:>10.1f} {:>10.1f} {:>8} {:>9.2f} {:>10.2f} {:>10.1e}\n",
         to_string(r.executor), r.frames, r.frame_us, r.frame_p90_us, r.interior_us,
@@ -178,13 +188,17 @@ nlohmann::json reports_to_json(const SeedCase& seed, const std::vector<ExecutorR
                         {"host_work_us", seed.host_work_us},
                         {"executors", nlohmann::json::array()}};
   for (const auto& r : reports) {
+    const bool measured = hidden_measured(r);
+    const nlohmann::json hidden = measured ? nlohmann::json(r.hidden) : nlohmann::json(nullptr);
+    const nlohmann::json note = measured ? nlohmann::json(nullptr) : kHostHidesNothing;
     out["executors"].push_back({{"executor", to_string(r.executor)},
                                 {"frames", r.frames},
                                 {"frame_us", r.frame_us},
                                 {"frame_p90_us", r.frame_p90_us},
                                 {"interior_us", r.interior_us},
                                 {"communication_us", r.communication_us},
-                                {"hidden_fraction", r.hidden},
+                                {"hidden_fraction", hidden},
+                                {"hidden_fraction_note", note},
                                 {"patch_us", r.patch_us},
                                 {"launch_us", r.launch_us},
                                 {"max_error", r.max_error}});

@@ -35,9 +35,12 @@ void write_chrome_trace(const std::filesystem::path& path, const std::vector<Tra
 
 //! \brief Writes `ranks` as an SVG timeline: per rank one row for the interior branch (bulk lane)
 //! and one for the communication chain, each node run a box coloured by kind and labelled with
-//! its name (inside when it fits, else just below), the GPU's idle gaps under them (from
-//! analyze() of each trace), frame boundaries, and a time axis in microseconds from the window's
-//! start. `window`: the frames shown; by default the first trace's median frame.
+//! its name (inside when it fits, else on a line below where one has room, else left out: its
+//! tooltip names it), on a GPU executor the GPU's idle gaps under them (from analyze() of each
+//! trace), frame boundaries, and a time axis in microseconds from the window's start. Labels are
+//! measured at least as wide as DejaVu Sans draws them, so none overlaps another in the usual
+//! sans-serif fonts; the title and subtitles are cut to the width. `window`: the frames shown; by
+//! default the first trace's median frame.
 //! \throws Error when a trace holds fewer frames than the window needs (or none at all).
 void write_svg_timeline(std::ostream& out, const std::vector<Trace>& ranks,
                         std::optional<TimelineWindow> window = std::nullopt);
