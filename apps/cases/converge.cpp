@@ -419,19 +419,15 @@ int converge_case(const ConvergeFlags& flags, MpiSession& mpi) {
 
   const ModelStudy about = model_study(points.front(), flags.time);
   CaseFile& first = points.front();
-  first.run.output = flags.out.empty() ? "runs/converge_" + first.name : flags.out;
-  first.run.output_given = !flags.out.empty();
-  RunFlags place_flags;
-  place_flags.case_path = flags.case_path;
-  place_flags.out = flags.out;
-  place_flags.force = flags.force;
   const Seconds timeout(first.run.timeout_s);
-  const RunPlace place = RunPlace::prepare(first, place_flags, mpi, timeout);
+  const RunPlace place =
+      RunPlace::prepare_study(first, "converge", flags.case_path, flags.out, flags.force, mpi);
   const fs::path out = place.work();
-  RunRecord record(place, {{"format_version", 1},
+  // Format 2: "model" an object, as in a run's results.json (json/schema/results.schema.json).
+  RunRecord record(place, {{"format_version", 2},
                            {"command", "converge"},
                            {"case", first.name},
-                           {"model", model},
+                           {"model", {{"name", model}}},
                            {"study", flags.time ? "time" : "space"},
                            {"ranks", mpi.world_size()},
                            {"versions", outputs::versions()}});

@@ -121,6 +121,18 @@ Chosen choose(const CaseFile& c, const RunFlags& flags) {
 
 }  // namespace
 
+RunPlace RunPlace::prepare_study(CaseFile& first, const std::string& command,
+                                 const std::string& case_path, const std::string& out,
+                                 bool force, const MpiSession& mpi) {
+  first.run.output = out.empty() ? "runs/" + command + "_" + first.name : out;
+  first.run.output_given = !out.empty();
+  RunFlags flags;
+  flags.case_path = case_path;
+  flags.out = out;
+  flags.force = force;
+  return prepare(first, flags, mpi, Seconds(first.run.timeout_s));
+}
+
 RunPlace RunPlace::prepare(CaseFile& c, const RunFlags& flags, const MpiSession& mpi,
                            Seconds timeout) {
   Chosen chosen;

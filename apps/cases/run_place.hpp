@@ -23,6 +23,11 @@ class RunPlace {
   //! haloflow did not write inside one to replace. Nothing is changed then.
   static RunPlace prepare(CaseFile& c, const RunFlags& flags, const MpiSession& mpi,
                           Seconds timeout);
+  //! prepare() for a study of several runs (converge, sweep) of the case at `case_path`, whose
+  //! first point is `first`: into `out`, or runs/<command>_<case name> when `out` is empty.
+  static RunPlace prepare_study(CaseFile& first, const std::string& command,
+                                const std::string& case_path, const std::string& out, bool force,
+                                const MpiSession& mpi);
 
   //! Where the run will be found once it completed (c.run.output).
   [[nodiscard]] const std::filesystem::path& out() const { return out_; }

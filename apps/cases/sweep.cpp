@@ -143,23 +143,19 @@ int sweep_case(const SweepFlags& flags, MpiSession& mpi) {
   }
 
   CaseFile& first = points.front();
-  first.run.output = flags.out.empty() ? "runs/sweep_" + first.name : flags.out;
-  first.run.output_given = !flags.out.empty();
-  RunFlags place_flags;
-  place_flags.case_path = flags.case_path;
-  place_flags.out = flags.out;
-  place_flags.force = flags.force;
   const Seconds timeout(first.run.timeout_s);
-  const RunPlace place = RunPlace::prepare(first, place_flags, mpi, timeout);
+  const RunPlace place =
+      RunPlace::prepare_study(first, "sweep", flags.case_path, flags.out, flags.force, mpi);
   const fs::path out = place.work();
   std::vector<std::string> varied_names;
   for (const SeriesSetting& s : settings) {
     if (s.values.size() > 1) varied_names.push_back(s.path);
   }
-  RunRecord record(place, {{"format_version", 1},
+  // "model" an object, as in a run's results.json (json/schema/results.schema.json).
+  RunRecord record(place, {{"format_version", 2},
                            {"command", "sweep"},
                            {"case", first.name},
-                           {"model", first.model->name()},
+                           {"model", {{"name", first.model->name()}}},
                            {"ranks", mpi.world_size()},
                            {"settings", flags.sets},
                            {"versions", outputs::versions()}});

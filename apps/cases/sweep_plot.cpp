@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "haloflow/xml_text.hpp"
+
 namespace haloflow::cases {
 namespace {
 
@@ -17,28 +19,6 @@ constexpr double kRight = 24;
 constexpr double kTop = 44;
 constexpr double kBottom = 62;
 
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // One axis: where a value lands on it, between two pixel positions.
 struct Axis {
@@ -143,13 +123,13 @@ std::string svg_plot(const SweepPlot& plot) {
       "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{2}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{3}</text>\n",
-      kWidth, kHeight, kLeft, escaped(plot.title));
+      kWidth, kHeight, kLeft, xml_escaped(plot.title));
   // The ticks and their grid lines.
   const auto x_tick = [&](double position, const std::string& text) {
     svg += fmt::format(
         "<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#e0e0e0\"/>\n"
         "<text x=\"{0:.2f}\" y=\"{3}\" text-anchor=\"middle\" fill=\"#333333\">{4}</text>\n",
-        position, kTop, kHeight - kBottom, kHeight - kBottom + 18, escaped(text));
+        position, kTop, kHeight - kBottom, kHeight - kBottom + 18, xml_escaped(text));
   };
   if (labelled) {
     for (std::size_t i = 0; i < count; ++i) {
@@ -169,12 +149,12 @@ std::string svg_plot(const SweepPlot& plot) {
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#333333\"/>\n",
       kLeft, kTop, kWidth - kLeft - kRight, kHeight - kTop - kBottom);
   svg += fmt::format("<text x=\"{:.2f}\" y=\"{}\" text-anchor=\"middle\">{}{}</text>\n",
-                     (kLeft + kWidth - kRight) / 2, kHeight - 16, escaped(plot.x_name),
+                     (kLeft + kWidth - kRight) / 2, kHeight - 16, xml_escaped(plot.x_name),
                      x.log ? " (log scale)" : "");
   svg += fmt::format(
       "<text x=\"20\" y=\"{0:.2f}\" text-anchor=\"middle\" "
       "transform=\"rotate(-90 20 {0:.2f})\">{1}{2}</text>\n",
-      (kTop + kHeight - kBottom) / 2, escaped(plot.y_name), y.log ? " (log scale)" : "");
+      (kTop + kHeight - kBottom) / 2, xml_escaped(plot.y_name), y.log ? " (log scale)" : "");
   // The points, joined in the sweep's order.
   std::string line;
   std::string markers;

@@ -58,7 +58,7 @@ def study(haloflow, out, design, tolerance, norms, case, args):
     if results["study"] == "space":
         for index, point in enumerate(results["points"]):
             section, errors = point["results"], point["errors"]
-            if results["model"] == "heat3d":
+            if results["model"]["name"] == "heat3d":
                 pairs = [(errors["Linf"], section["error_max"]), (errors["L2"], section["error_rms"])]
             else:
                 density = section["density_error"]
