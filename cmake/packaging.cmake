@@ -15,8 +15,9 @@ if(HALOFLOW_HAVE_NCCL)
       "toolkit.")
 else()
   set(haloflow_nccl_note
-      "This build has no nccl transport (MPI carries the halos, and --transport nccl says so): it "
-      "needs nothing from NVIDIA but the toolkit. Build haloflow from source with NCCL for it.")
+      "This build has no nccl transport (MPI carries the halos, and --transport nccl says "
+      "so): it needs nothing from NVIDIA but the toolkit. Build haloflow from source with NCCL "
+      "for it.")
 endif()
 string(CONCAT CPACK_PACKAGE_DESCRIPTION
        "haloflow builds a multi-GPU solver's timestep as a CUDA graph that hides the MPI halo "
