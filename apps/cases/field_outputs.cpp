@@ -187,7 +187,9 @@ void FieldOutputs::write_png(const OwnedField& field) {
           .title = {fmt::format("{}: {}", name_, array.name),
                     field.steady ? fmt::format("step {}", field.step)
                                  : fmt::format("step {}, t = {:.6g}", field.step, field.time)},
-          .units = fmt::format("{}, {}", array.name, array.units)};
+          .units = fmt::format("{}, {}", array.name, array.units),
+          .x = {.name = "x", .first = layer_position(field, 0, 0), .spacing = field.spacing[0]},
+          .y = {.name = "y", .first = layer_position(field, 1, 0), .spacing = field.spacing[1]}};
       if (field.dimensions == 3) {
         text.title.push_back(fmt::format("slice z = {:.4g} (layer {} of {})",
                                          layer_position(field, 2, layer), layer,

@@ -6,17 +6,19 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string_view>
 
-#include "bitmap_font.hpp"
 #include "haloflow/error.hpp"
 #include "output_files.hpp"
 
 namespace haloflow::outputs {
 namespace {
 
+// The layout in pixels; a line of text is kLine tall whether a font was found or not, so that
+// the field and the bar sit at the same place either way.
 constexpr int kMargin = 10;
-constexpr int kScale = 2;  // each font pixel is 2 x 2 picture pixels
-constexpr int kLineHeight = kGlyphHeight * kScale + 6;
+constexpr int kLine = 18;
+constexpr int kGap = 4;
 constexpr int kBarGap = 15;
 constexpr int kBarWidth = 20;
 constexpr int kTickLength = 5;
@@ -53,65 +55,96 @@ std::array<int, 2> field_pixels(std::int64_t nx, std::int64_t ny) {
   return {static_cast<int>(nx * scale), static_cast<int>(ny * scale)};
 }
 
-}  // namespace
-
-Rgb colour_of(double t) {
-  // Control points of a viridis-like map.
-  static constexpr std::array<std::array<double, 3>, 5> points{
-      {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}};
-  t = std::clamp(std::isnan(t) ? 0.0 : t, 0.0, 1.0);
-  const double at = t * static_cast<double>(points.size() - 1);
-  const auto low = std::min(static_cast<std::size_t>(at), points.size() - 2);
-  const double f = at - static_cast<double>(low);
-  std::array<std::uint8_t, 3> c{};
-  for (std::size_t k = 0; k < 3; ++k) {
-    c[k] = static_cast<std::uint8_t>(
-        std::lround(points[low][k] + f * (points[low + 1][k] - points[low][k])));
+// Text through the font when there is one; without, nothing is drawn and nothing is wide.
+struct Lettering {
+  const Font* font = nullptr;
+  [[nodiscard]] int width(std::string_view text) const { return font ? font->width(text) : 0; }
+  void draw(Picture& p, int x, int y, std::string_view text) const {
+    if (font) font->draw(p, x, y, text, kBlack);
   }
-  return {c[0], c[1], c[2]};
+};
+
+// Labels of ticks, written with as many digits as their spacing needs.
+std::vector<std::string> labels_of(const std::vector<double>& values) {
+  const double step = values.size() > 1 ? values[1] - values[0] : 1.0;
+  std::vector<std::string> labels;
+  for (const double value : values) labels.push_back(tick_label(value, step));
+  return labels;
 }
 
-std::vector<double> colour_bar_ticks(double lo, double hi, int most) {
-  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return {lo};
-  most = std::max(most, 2);
-  // The smallest round step that puts at most `most` ticks inside the range.
-  const double rough = (hi - lo) / most;
-  const double power = std::pow(10.0, std::floor(std::log10(rough)));
-  double step = 10 * power;
-  for (const double factor : {1.0, 2.0, 5.0, 10.0}) {
-    const double candidate = factor * power;
-    if (std::floor(hi / candidate) - std::ceil(lo / candidate) + 1 <= most) {
-      step = candidate;
-      break;
+std::vector<double> values_of(const std::vector<AxisTick>& ticks) {
+  std::vector<double> values;
+  for (const AxisTick& tick : ticks) values.push_back(tick.value);
+  return values;
+}
+
+int widest(const std::vector<std::string>& lines, const Lettering& letters) {
+  int width = 0;
+  for (const std::string& line : lines) width = std::max(width, letters.width(line));
+  return width;
+}
+
+void draw_axes(FieldPicture& out, const PictureText& text, const Lettering& letters,
+               const std::vector<std::string>& x_labels, const std::vector<std::string>& y_labels) {
+  Picture& p = out.picture;
+  const int left = out.field_x - 1;                   // the y axis's column
+  const int bottom = out.field_y + out.field_height;  // the x axis's row
+  for (int y = out.field_y; y <= bottom; ++y) p.set(left, y, kBlack);
+  for (int x = left; x < out.field_x + out.field_width; ++x) p.set(x, bottom, kBlack);
+  for (std::size_t k = 0; k < out.x_ticks.size(); ++k) {
+    const int x = out.field_x + out.x_ticks[k].pixel;
+    for (int dy = 1; dy <= kTickLength; ++dy) p.set(x, bottom + dy, kBlack);
+    letters.draw(p, x - letters.width(x_labels[k]) / 2, bottom + kTickLength + 2, x_labels[k]);
+  }
+  letters.draw(p, out.field_x + (out.field_width - letters.width(text.x.name)) / 2,
+               bottom + kTickLength + 2 + kLine, text.x.name);
+  const int labels_right = left - kTickLength - kGap;
+  int labels_left = labels_right;
+  for (std::size_t k = 0; k < out.y_ticks.size(); ++k) {
+    const int y = bottom - 1 - out.y_ticks[k].pixel;
+    for (int dx = 1; dx <= kTickLength; ++dx) p.set(left - dx, y, kBlack);
+    const int width = letters.width(y_labels[k]);
+    labels_left = std::min(labels_left, labels_right - width);
+    letters.draw(p, labels_right - width, y - kLine / 2, y_labels[k]);
+  }
+  letters.draw(p, labels_left - kGap - letters.width(text.y.name),
+               out.field_y + out.field_height / 2 - kLine / 2, text.y.name);
+}
+
+void draw_colour_bar(FieldPicture& out, const PictureText& text, const Lettering& letters) {
+  Picture& p = out.picture;
+  const double span = out.maximum - out.minimum;
+  // The maximum's colour at the top row, the minimum's at the bottom row.
+  for (int py = 0; py < out.bar_height; ++py) {
+    const double t = out.bar_height > 1 ? 1.0 - static_cast<double>(py) / (out.bar_height - 1) : 1;
+    for (int px = 0; px < kBarWidth; ++px) p.set(out.bar_x + px, out.bar_y + py, colour_of(t));
+  }
+  const std::vector<std::string> labels = labels_of(out.ticks);
+  for (std::size_t k = 0; k < out.ticks.size(); ++k) {
+    const double t = span > 0 ? (out.maximum - out.ticks[k]) / span : 0.5;
+    const int y = out.bar_y + static_cast<int>(std::lround(t * (out.bar_height - 1)));
+    for (int dx = 0; dx < kTickLength; ++dx) {
+      p.set(out.bar_x + kBarWidth + dx, y, kBlack);
+      p.set(out.bar_x + kBarWidth + dx, y + 1, kBlack);
     }
+    letters.draw(p, out.bar_x + kBarWidth + kTickLength + kGap, y - kLine / 2, labels[k]);
   }
-  std::vector<double> ticks;
-  const double slack = step * 1e-9;  // lo and hi that are round values themselves are ticks
-  for (double k = std::ceil((lo - slack) / step); k * step <= hi + slack; k += 1) {
-    const double value = k * step;
-    ticks.push_back(std::abs(value) < step * 1e-9 ? 0.0 : value);  // no "-0" or "1e-17"
-  }
-  if (ticks.size() < 2) ticks = {lo, hi};  // a range too narrow for round values: its ends
-  return ticks;
+  letters.draw(p, out.bar_x, out.bar_y + out.bar_height + 8, text.units);
 }
 
-std::string tick_label(double value, double step) {
-  const double magnitude = std::max(std::abs(value), std::abs(step));
-  if (value == 0) return "0";
-  if (magnitude >= 1e-3 && magnitude < 1e5) {
-    const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
-    return fmt::format("{:.{}f}", value, decimals);
-  }
-  const int digits = std::max(0, static_cast<int>(std::floor(std::log10(std::abs(value))) -
-                                                  std::floor(std::log10(step) + 1e-9)));
-  return fmt::format("{:.{}e}", value, std::min(digits, 6));
-}
+}  // namespace
 
 FieldPicture draw_field(const std::vector<double>& values, std::int64_t nx, std::int64_t ny,
                         const PictureText& text) {
+  return draw_field(values, nx, ny, text, picture_font());
+}
+
+FieldPicture draw_field(const std::vector<double>& values, std::int64_t nx, std::int64_t ny,
+                        const PictureText& text, const Font* font) {
   if (nx < 1 || ny < 1 || values.size() != static_cast<std::size_t>(nx * ny)) {
     throw Error(fmt::format("PNG: {} values for a {} x {} field", values.size(), nx, ny));
   }
+  const Lettering letters{font};
   FieldPicture out;
   const Extremes range = extremes(values);
   out.minimum = range.minimum;
@@ -119,35 +152,38 @@ FieldPicture draw_field(const std::vector<double>& values, std::int64_t nx, std:
   const auto [width, height] = field_pixels(nx, ny);
   out.field_width = width;
   out.field_height = height;
-  out.field_x = kMargin;
-  out.field_y = kMargin + static_cast<int>(text.title.size()) * kLineHeight + 4;
+  // Axes: about one label every 70 pixels across, one every two lines up.
+  out.x_ticks = axis_ticks(text.x, nx, width, std::clamp(width / 70, 2, 8));
+  out.y_ticks = axis_ticks(text.y, ny, height, std::clamp(height / (2 * kLine), 2, 8));
+  const std::vector<std::string> x_labels = labels_of(values_of(out.x_ticks));
+  const std::vector<std::string> y_labels = labels_of(values_of(out.y_ticks));
+  const int y_name = letters.width(text.y.name);
+  const int left_of_axis =
+      (y_name > 0 ? y_name + kGap : 0) + widest(y_labels, letters) + kGap + kTickLength;
+  // Room for half the first x label left of the field.
+  const int first_x_label = x_labels.empty() ? 0 : letters.width(x_labels.front()) / 2;
+  out.field_x = kMargin + std::max(left_of_axis, first_x_label) + 1;
+  out.field_y = kMargin + static_cast<int>(text.title.size()) * kLine + kLine / 2;  // top y label
   // The bar at least tall enough for two labels; its ticks as many as fit, one label apart.
-  out.bar_x = out.field_x + out.field_width + kBarGap;
+  // Beside the field, clear of the last x label (which the units under the bar would meet).
+  const int last_x_label = x_labels.empty() ? 0 : letters.width(x_labels.back()) / 2 + 2 * kGap;
+  out.bar_x = out.field_x + out.field_width + std::max(kBarGap, last_x_label);
   out.bar_y = out.field_y;
   out.bar_width = kBarWidth;
-  out.bar_height = std::max(out.field_height, 4 * kLineHeight);
-  out.ticks =
-      colour_bar_ticks(out.minimum, out.maximum, std::min(8, out.bar_height / (kLineHeight + 4)));
-  const double step = out.ticks.size() > 1 ? out.ticks[1] - out.ticks[0] : 1.0;
-  std::vector<std::string> labels;
-  int labels_width = 0;
-  for (const double tick : out.ticks) {
-    labels.push_back(tick_label(tick, step));
-    labels_width = std::max(labels_width, text_width(labels.back(), kScale));
-  }
-  int title_width = 0;
-  for (const std::string& line : text.title) {
-    title_width = std::max(title_width, text_width(line, kScale));
-  }
-  const int bar_right = out.bar_x + kBarWidth + kTickLength + 4 + labels_width;
-  const int units_right = out.bar_x + text_width(text.units, kScale);
+  out.bar_height = std::max(out.field_height, 4 * kLine);
+  out.ticks = round_ticks(out.minimum, out.maximum, std::min(8, out.bar_height / (kLine + 4)));
+  const int bar_right =
+      out.bar_x + kBarWidth + kTickLength + kGap + widest(labels_of(out.ticks), letters);
+  const int units_right = out.bar_x + letters.width(text.units);
+  const int axes_bottom = out.field_y + out.field_height + 1 + kTickLength + 2 + 2 * kLine;
+  const int bar_bottom = out.bar_y + out.bar_height + 8 + kLine;
   Picture& p = out.picture;
-  p = Picture::filled(std::max({bar_right, units_right, kMargin + title_width}) + kMargin,
-                      out.bar_y + out.bar_height + 8 + kLineHeight + kMargin, kWhite);
+  p = Picture::filled(
+      std::max({bar_right, units_right, kMargin + widest(text.title, letters)}) + kMargin,
+      std::max(axes_bottom, bar_bottom) + kMargin, kWhite);
 
   for (std::size_t line = 0; line < text.title.size(); ++line) {
-    draw_text(p, kMargin, kMargin + static_cast<int>(line) * kLineHeight, text.title[line], kScale,
-              kBlack);
+    letters.draw(p, kMargin, kMargin + static_cast<int>(line) * kLine, text.title[line]);
   }
   const double span = out.maximum - out.minimum;
   for (int py = 0; py < out.field_height; ++py) {
@@ -161,25 +197,8 @@ FieldPicture draw_field(const std::vector<double>& values, std::int64_t nx, std:
       p.set(out.field_x + px, out.field_y + py, colour);
     }
   }
-  // The bar: the maximum's colour at the top row, the minimum's at the bottom row.
-  const auto row_of = [&](double value) {
-    const double t = span > 0 ? (out.maximum - value) / span : 0.5;
-    return out.bar_y + static_cast<int>(std::lround(t * (out.bar_height - 1)));
-  };
-  for (int py = 0; py < out.bar_height; ++py) {
-    const double t = out.bar_height > 1 ? 1.0 - static_cast<double>(py) / (out.bar_height - 1) : 1;
-    for (int px = 0; px < kBarWidth; ++px) p.set(out.bar_x + px, out.bar_y + py, colour_of(t));
-  }
-  for (std::size_t k = 0; k < out.ticks.size(); ++k) {
-    const int y = row_of(out.ticks[k]);
-    for (int dx = 0; dx < kTickLength; ++dx) {
-      p.set(out.bar_x + kBarWidth + dx, y, kBlack);
-      p.set(out.bar_x + kBarWidth + dx, y + 1, kBlack);
-    }
-    draw_text(p, out.bar_x + kBarWidth + kTickLength + 4, y - kGlyphHeight * kScale / 2, labels[k],
-              kScale, kBlack);
-  }
-  draw_text(p, out.bar_x, out.bar_y + out.bar_height + 8, text.units, kScale, kBlack);
+  draw_axes(out, text, letters, x_labels, y_labels);
+  draw_colour_bar(out, text, letters);
   return out;
 }
 

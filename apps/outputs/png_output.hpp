@@ -1,14 +1,18 @@
 #pragma once
-// A PNG picture of a 2D field (or a slice of a 3D one): colour-mapped, titled (the field, the
-// step, the time, the slice), with a colour bar marked at round values and labelled with its
-// units. Encoded by libpng (zlib-compressed).
+// A PNG picture of a 2D field (or a slice of a 3D one): colour-mapped with viridis, titled (the
+// field, the step, the time, the slice), with x and y axes ticked at round values of the model's
+// coordinates, and a colour bar marked at round values and labelled with its units. Text in the
+// font of font.hpp. Encoded by libpng (zlib-compressed).
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "font.hpp"
 #include "picture.hpp"
+#include "ticks.hpp"
+#include "viridis.hpp"
 
 namespace haloflow::outputs {
 
@@ -16,6 +20,8 @@ namespace haloflow::outputs {
 struct PictureText {
   std::vector<std::string> title;  //!< lines above the field
   std::string units;               //!< under the colour bar
+  AxisScale x{.name = "x"};        //!< the field's axes: where its samples sit
+  AxisScale y{.name = "y"};
 };
 
 //! Where the picture drew the field and the colour bar, and what the bar spans.
@@ -32,22 +38,19 @@ struct FieldPicture {
   double minimum = 0;  //!< the field's extremes (NaNs left out), the bar's ends
   double maximum = 0;
   std::vector<double> ticks;  //!< the values marked on the bar, ascending
+  //! The axes' marks; pixel: the column from field_x (x), the row up from the field's bottom (y).
+  std::vector<AxisTick> x_ticks;
+  std::vector<AxisTick> y_ticks;
 };
 
-//! The colour of `t` in [0, 1] (clamped): dark blue through green to yellow (viridis-like).
-[[nodiscard]] Rgb colour_of(double t);
-
-//! Round values (1, 2 or 5 times a power of ten apart) inside [lo, hi], at most `most` of them
-//! and at least two when the range allows; {lo} when lo == hi.
-[[nodiscard]] std::vector<double> colour_bar_ticks(double lo, double hi, int most);
-
-//! `value` written as the ticks `step` apart need it: fixed decimals for moderate magnitudes,
-//! otherwise scientific with as many digits as tell the ticks apart.
-[[nodiscard]] std::string tick_label(double value, double step);
-
 //! `values` (nx * ny, x fastest, y upwards) as a picture: the title, the field (scaled up to at
-//! least about 256 pixels, down to at most 1024), the colour bar with its ticks and units. NaNs
-//! are drawn grey. \throws Error when `values` is not nx * ny.
+//! least about 256 pixels, down to at most 1024) on its axes, the colour bar with its ticks and
+//! units. NaNs are drawn grey. Text in `font`; none without one (the layout stays the same).
+//! \throws Error when `values` is not nx * ny.
+[[nodiscard]] FieldPicture draw_field(const std::vector<double>& values, std::int64_t nx,
+                                      std::int64_t ny, const PictureText& text, const Font* font);
+
+//! The same in picture_font().
 [[nodiscard]] FieldPicture draw_field(const std::vector<double>& values, std::int64_t nx,
                                       std::int64_t ny, const PictureText& text);
 

@@ -24,11 +24,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "options.hpp"
 
 namespace {
 
@@ -132,13 +132,6 @@ std::vector<double> gather(MPI_Comm comm, const haloflow::CartesianDecomposition
   }
   return global;
 }
-
-//! How the halos travel and how the graph hands its host node over (both choices of the engine).
-struct Travel {
-  haloflow::Transport transport = haloflow::Transport::automatic;
-  haloflow::Handoff handoff = haloflow::Handoff::automatic;
-  bool self_on_device = true;
-};
 
 // snippet-begin: travel
 // NCCL moves the halos between device buffers inside the frame's graph (one GPU per rank); MPI
@@ -282,48 +275,6 @@ double max_difference(const std::vector<double>& a, const std::vector<double>& b
   return worst;
 }
 
-struct Options {
-  std::vector<haloflow::ExecutorKind> executors;
-  int steps = 200;
-  int record = 0;  // frames to record after the run; 0: none
-  Travel travel;
-};
-
-std::optional<Options> parse(int argc, char** argv, bool gpu) {
-  Options options;
-  std::string executors = "auto";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--executor") == 0) {
-      executors = argv[i + 1];
-    } else if (std::strcmp(argv[i], "--steps") == 0) {
-      options.steps = std::atoi(argv[i + 1]);
-    } else if (std::strcmp(argv[i], "--record") == 0) {
-      options.record = std::atoi(argv[i + 1]);
-    } else if (std::strcmp(argv[i], "--transport") == 0) {
-      const auto transport = haloflow::transport_from_string(argv[i + 1]);
-      if (!transport) return std::nullopt;
-      options.travel.transport = *transport;
-    } else if (std::strcmp(argv[i], "--handoff") == 0) {
-      const auto handoff = haloflow::handoff_from_string(argv[i + 1]);
-      if (!handoff) return std::nullopt;
-      options.travel.handoff = *handoff;
-    } else if (std::strcmp(argv[i], "--self-exchange") == 0) {
-      options.travel.self_on_device = std::strcmp(argv[i + 1], "transport") != 0;
-    } else {
-      return std::nullopt;
-    }
-  }
-  std::istringstream list(executors);
-  for (std::string name; std::getline(list, name, ',');) {
-    if (name == "auto") name = gpu ? "graph" : "host";
-    const auto kind = haloflow::executor_from_string(name);
-    if (!kind) return std::nullopt;
-    options.executors.push_back(*kind);
-  }
-  if (argc % 2 == 0 || options.executors.empty() || options.steps < 0) return std::nullopt;
-  return options;
-}
-
 int run(MPI_Comm comm, const Options& options) {
   int rank = 0;
   int ranks = 1;
@@ -378,13 +329,13 @@ int main(int argc, char** argv) {
   try {
     // One GPU per node-local rank, before any CUDA work; device -1 without a GPU.
     const haloflow::RankPlacement placement = haloflow::place_rank_on_device(MPI_COMM_WORLD);
-    const std::optional<Options> options = parse(argc, argv, placement.device >= 0);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    // The command line by CLI11 (options.cpp): `--steps abc` is refused, naming both.
+    const Parsed parsed = parse_options(argc, argv, placement.device >= 0, rank == 0);
+    const std::optional<Options>& options = parsed.options;
     if (!options) {
-      std::fputs(
-          "usage: advection2d [--executor auto|host|graph|streams|serial[,...]] "
-          "[--steps N] [--record N] [--transport mpi|nccl] [--handoff proxy|host-node] "
-          "[--self-exchange device|transport]\n",
-          stderr);
+      status = parsed.status;
     } else if (wants_gpu(*options) && placement.device < 0) {
       std::puts("advection2d: no CUDA device for a GPU executor");
       status = 77;  // ctest: skipped

@@ -9,14 +9,18 @@ decodes as 8-bit RGB of the size it says, is compressed (at most a quarter of it
 and shows: a title (dark pixels above the field), the field NX x NY cells scaled as haloflow
 scales them, every field pixel a colour of the map with the minimum's and maximum's colours
 present (unless the field is wider than 1024 cells and so sampled), a colour bar from the
-maximum's colour at the top to the minimum's at the bottom, a black tick beside the bar at each
-of its round values (ascending, inside the range, one label apart) and text beside and below
-it. --range: the minimum and maximum lie in [LO, HI]. --slice: the pictures show that z layer.
+maximum's colour at the top to the minimum's at the bottom, every one of its colours a viridis
+entry (the table apps/outputs/viridis.cpp enters, its ends and middle the published #440154,
+#21918c and #fde725), a black tick beside the bar at each of its round values (ascending, inside
+the range, one label apart) and text beside and below it; the x axis along the field's bottom
+and the y axis along its left, each with at least two tick marks and text (labels, the axis's
+name) beyond them. --range: the minimum and maximum lie in [LO, HI]. --slice: the pictures show that z layer.
 Exit 77 (skipped) when neither pypng nor Pillow can be imported.
 """
 import json
 import math
 import os
+import re
 import sys
 
 try:
@@ -42,35 +46,65 @@ except ImportError:
               "importable")
         sys.exit(77)
 
-LOW = (68, 1, 84)  # the colour map's ends (apps/outputs/png_output.cpp)
-HIGH = (253, 231, 37)
 BLACK = (0, 0, 0)
 WHITE = (255, 255, 255)
 
 
-def colour_of(t):
-    """The colour map of apps/outputs/png_output.cpp (round half away from zero, as lround)."""
-    points = [LOW, (59, 82, 139), (33, 145, 140), (94, 201, 98), HIGH]
-    t = min(max(t, 0.0), 1.0)
-    at = t * (len(points) - 1)
-    low = min(int(at), len(points) - 2)
-    f = at - low
-    return tuple(int(math.floor(points[low][c] + f * (points[low + 1][c] - points[low][c]) + 0.5))
-                 for c in range(3))
+def viridis_table():
+    """The 256 entries apps/outputs/viridis.cpp holds, to 8 bits as it rounds them."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "apps",
+                          "outputs", "viridis.cpp")
+    with open(source) as stream:
+        rows = re.findall(r"\{([0-9.]+), ([0-9.]+), ([0-9.]+)\}", stream.read())
+    return [tuple(int(math.floor(float(v) * 255 + 0.5)) for v in row) for row in rows]
 
 
-PALETTE = {colour_of(k / 20000) for k in range(20001)}
+VIRIDIS = viridis_table()
+PALETTE = set(VIRIDIS)
+LOW = VIRIDIS[0] if VIRIDIS else None
+HIGH = VIRIDIS[-1] if VIRIDIS else None
 
 
 def on_map(c):
-    """Within 1 per channel of the map (t rounds differently in C++ and here), or NaN's grey."""
-    return c == (128, 128, 128) or any(
-        (c[0] + a, c[1] + b, c[2] + d) in PALETTE
-        for a in (-1, 0, 1) for b in (-1, 0, 1) for d in (-1, 0, 1))
+    """A viridis entry, or NaN's grey."""
+    return c == (128, 128, 128) or c in PALETTE
 
 
 def near(c, target):
     return all(abs(c[k] - target[k]) <= 1 for k in range(3))
+
+
+def dark(c):
+    """Text: black blended onto white by the glyph's coverage is a grey darker than mid-grey."""
+    return c[0] == c[1] == c[2] and c[0] < 128
+
+
+def runs(flags):
+    """How many runs of True a sequence holds (tick marks a pixel or two wide count once)."""
+    return sum(1 for k, flag in enumerate(flags) if flag and (k == 0 or not flags[k - 1]))
+
+
+def check_axes(path, pixel, width, height, fx, fy, fw, fh, failures):
+    """The x axis along the field's bottom, the y axis along its left: lines, tick marks, text."""
+    bottom, left = fy + fh, fx - 1
+    if not (bottom + 40 < height and left > 10):
+        failures.append(f"{path}: no room for the axes below and left of the field")
+        return
+    if not all(pixel(x, bottom) == BLACK for x in range(left, fx + fw)) or not all(
+            pixel(left, y) == BLACK for y in range(fy, bottom + 1)):
+        failures.append(f"{path}: the axes' lines are not along the field's bottom and left")
+    x_ticks = runs([pixel(x, bottom + 5) == BLACK for x in range(left, fx + fw)])
+    y_ticks = runs([pixel(left - 5, y) == BLACK for y in range(fy, bottom + 1)])
+    if x_ticks < 2 or y_ticks < 2:
+        failures.append(f"{path}: {x_ticks} tick marks on the x axis and {y_ticks} on the y "
+                        f"axis: expected at least two each")
+    x_text = sum(1 for y in range(bottom + 6, min(height, bottom + 6 + 36))
+                 for x in range(max(0, fx - 20), min(width, fx + fw + 20)) if dark(pixel(x, y)))
+    y_text = sum(1 for y in range(max(0, fy - 10), min(height, bottom + 10))
+                 for x in range(0, left - 6) if dark(pixel(x, y)))
+    if x_text < 20 * x_ticks or y_text < 20 * y_ticks:
+        failures.append(f"{path}: the axes' labels are missing ({x_text} dark pixels below the x "
+                        f"axis, {y_text} left of the y axis)")
 
 
 def check_picture(path, info, nx, ny, value_range, failures):
@@ -97,9 +131,10 @@ def check_picture(path, info, nx, ny, value_range, failures):
         failures.append(f"{path}: field drawn {fw} x {fh} pixels, expected {expected}")
     if not (fx + fw < width and fy + fh <= height and fy > 0):
         failures.append(f"{path}: the field lies outside the picture")
-    title = sum(1 for y in range(fy) for x in range(width) if pixel(x, y) == BLACK)
+    title = sum(1 for y in range(fy) for x in range(width) if dark(pixel(x, y)))
     if title < 50:
-        failures.append(f"{path}: no title above the field ({title} black pixels)")
+        failures.append(f"{path}: no title above the field ({title} dark pixels)")
+    check_axes(path, pixel, width, height, fx, fy, fw, fh, failures)
     colours = {pixel(x, y) for y in range(fy, fy + fh) for x in range(fx, fx + fw)}
     off_map = [c for c in colours if not on_map(c)]
     if off_map:
@@ -119,8 +154,11 @@ def check_picture(path, info, nx, ny, value_range, failures):
         if not near(pixel(middle, by), HIGH) or not near(pixel(middle, by + bh - 1), LOW):
             failures.append(f"{path}: the colour bar does not run from the maximum's colour to "
                             f"the minimum's")
-    if not all(on_map(pixel(middle, y)) for y in range(by, by + bh)):
-        failures.append(f"{path}: the colour bar has colours off the map")
+    bar = [pixel(middle, y) for y in range(by, by + bh)]
+    if not all(c in PALETTE for c in bar):
+        failures.append(f"{path}: the colour bar has colours that are not viridis entries")
+    if bh >= 256 and len(set(bar)) < 200:
+        failures.append(f"{path}: the colour bar shows {len(set(bar))} of viridis' 256 colours")
     ticks = info["ticks"]
     if ticks != sorted(ticks) or (hi > lo and len(ticks) < 2):
         failures.append(f"{path}: ticks {ticks} not ascending, or fewer than two")
@@ -130,11 +168,12 @@ def check_picture(path, info, nx, ny, value_range, failures):
         row = by + (round((hi - tick) / (hi - lo) * (bh - 1)) if hi > lo else (bh - 1) // 2)
         if not any(pixel(bx + bw + dx, row + dy) == BLACK for dx in range(5) for dy in (-1, 0, 1)):
             failures.append(f"{path}: no tick mark beside the bar at {tick} (row {row})")
-    labels = sum(1 for y in range(by - 10, by + bh + 10) for x in range(bx + bw + 5, width)
-                 if 0 <= y < height and pixel(x, y) == BLACK)
-    units = sum(1 for y in range(by + bh, height) for x in range(bx, width) if pixel(x, y) == BLACK)
+    labels = sum(1 for y in range(by - 10, by + bh + 10) for x in range(bx + bw + 6, width)
+                 if 0 <= y < height and dark(pixel(x, y)))
+    units = sum(1 for y in range(by + bh + 2, height) for x in range(bx, width)
+                if dark(pixel(x, y)))
     if labels < 20 * max(len(ticks), 1) or units < 20:
-        failures.append(f"{path}: the bar's labels ({labels} black pixels) or units ({units}) are "
+        failures.append(f"{path}: the bar's labels ({labels} dark pixels) or units ({units}) are "
                         f"missing")
     return size, raw
 
@@ -160,6 +199,9 @@ def main(argv):
         name = json.load(stream)["name"]
     entry = results["png"]
     failures = []
+    published = {0: (0x44, 0x01, 0x54), 128: (0x21, 0x91, 0x8c), 255: (0xfd, 0xe7, 0x25)}
+    if len(VIRIDIS) != 256 or any(VIRIDIS[k] != c for k, c in published.items()):
+        failures.append(f"apps/outputs/viridis.cpp: {len(VIRIDIS)} entries, not viridis")
     pictures = entry["pictures"]
     files = [p["file"] for p in pictures]
     expected = [f"png/{name}_{step:06d}.png" for step in steps]

@@ -149,3 +149,13 @@ haloflow_cli_test(cli_png_wide_read_back
           --field 2100 38 --range -1 1
   TIMEOUT 120 SKIP_RETURN_CODE 77 FIXTURES_REQUIRED cli_png_wide
   PASS_REGEX "check_png: [0-9]+ pictures of .* 0 failures")
+
+# A machine where fontconfig finds no font: the run says so once and writes its pictures anyway,
+# without text.
+haloflow_cli_test(cli_png_without_font
+  COMMAND sh -c
+          "rm -rf '${cli_runs}/png_no_font' && '$<TARGET_FILE:haloflow>' run '${PROJECT_SOURCE_DIR}/json/cases/jacobi2d.json' --executor host --steps 2 --png --out '${cli_runs}/png_no_font'"
+  ENVIRONMENT FONTCONFIG_FILE=${CMAKE_CURRENT_SOURCE_DIR}/no_fonts.conf
+  TIMEOUT 120
+  PASS_REGEX "no font found through fontconfig .*: the pictures are written without text.*png/jacobi2d_000002.png"
+  FAIL_REGEX "without text.*without text")
