@@ -122,8 +122,8 @@ Chosen choose(const CaseFile& c, const RunFlags& flags) {
 }  // namespace
 
 RunPlace RunPlace::prepare_study(CaseFile& first, const std::string& command,
-                                 const std::string& case_path, const std::string& out,
-                                 bool force, const MpiSession& mpi) {
+                                 const std::string& case_path, const std::string& out, bool force,
+                                 const MpiSession& mpi) {
   first.run.output = out.empty() ? "runs/" + command + "_" + first.name : out;
   first.run.output_given = !out.empty();
   RunFlags flags;

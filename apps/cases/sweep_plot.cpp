@@ -19,7 +19,6 @@ constexpr double kRight = 24;
 constexpr double kTop = 44;
 constexpr double kBottom = 62;
 
-
 // One axis: where a value lands on it, between two pixel positions.
 struct Axis {
   double low = 0;

@@ -67,18 +67,16 @@ SeedFrame build_seed_frame(const SeedCase& seed, Backend backend) {
   plan.name_field(grid, "grid");
   plan.name_field(packed, "halo (device)");
   plan.name_field(pinned, "halo (pinned host)");
-  frame.interior = plan.add_kernel({.name = "interior_flux",
-                                    .lane = Lane::bulk,
-                                    .access = {reads(grid, interior_cells_box),
-                                               writes(grid, interior_cells_box)}},
-                                   flux,
-                                   LaunchShape::cover(interior_cells, seed.block_size),
-                                   interior_cells, grid + seed.halo_cells, seed.intensity);
+  frame.interior = plan.add_kernel(
+      {.name = "interior_flux",
+       .lane = Lane::bulk,
+       .access = {reads(grid, interior_cells_box), writes(grid, interior_cells_box)}},
+      flux, LaunchShape::cover(interior_cells, seed.block_size), interior_cells,
+      grid + seed.halo_cells, seed.intensity);
   plan.add_kernel({.name = "pack",
                    .lane = comm,
                    .access = {reads(grid, boundary_cells), writes(packed, boundary_cells)}},
-                  copy, copy_shape, seed.halo_cells,
-                  static_cast<const double*>(grid), packed);
+                  copy, copy_shape, seed.halo_cells, static_cast<const double*>(grid), packed);
   plan.add_copy({.name = "download", .lane = comm, .after = {"pack"}}, frame.halo_host.view(),
                 frame.halo_device.view(), halo_bytes);
   plan.add_host({.name = "exchange",
@@ -92,15 +90,14 @@ SeedFrame build_seed_frame(const SeedCase& seed, Backend backend) {
                    .lane = comm,
                    .after = {"upload"},
                    .access = {reads(packed, boundary_cells), writes(grid, boundary_cells)}},
-                  copy, copy_shape,
-                  seed.halo_cells, static_cast<const double*>(packed), grid);
-  frame.boundary = plan.add_kernel({.name = "boundary_flux",
-                                    .lane = comm,
-                                    .after = {"unpack"},
-                                    .access = {reads(grid, boundary_cells),
-                                               writes(grid, boundary_cells)}},
-                                   flux, LaunchShape::cover(seed.halo_cells, seed.block_size),
-                                   seed.halo_cells, grid, seed.intensity);
+                  copy, copy_shape, seed.halo_cells, static_cast<const double*>(packed), grid);
+  frame.boundary =
+      plan.add_kernel({.name = "boundary_flux",
+                       .lane = comm,
+                       .after = {"unpack"},
+                       .access = {reads(grid, boundary_cells), writes(grid, boundary_cells)}},
+                      flux, LaunchShape::cover(seed.halo_cells, seed.block_size), seed.halo_cells,
+                      grid, seed.intensity);
   return frame;
 }
 
