@@ -3,13 +3,14 @@
 # alone (HALOFLOW_EDGES=accesses) are the graphs the model writes by hand and checks in strict
 # mode, DOT for DOT, on 1, 2 and 4 ranks; and a strict run passes.
 #   plan_edges.sh WORKDIR MPIEXEC NUMPROC_FLAG HALOFLOW CASE [run options...]
+# (PLAN_EDGES_RANKS: the rank counts, default "1 2 4".)
 set -uo pipefail
 work=$1 mpiexec=$2 numproc_flag=$3 haloflow=$4 case=$5
 shift 5
 rm -rf "$work"
 mkdir -p "$work"
 failed=0
-for ranks in 1 2 4; do
+for ranks in ${PLAN_EDGES_RANKS:-1 2 4}; do
   for rule in strict accesses; do
     out="$work/$ranks-$rule"
     if ! HALOFLOW_EDGES=$rule "$mpiexec" "$numproc_flag" "$ranks" "$haloflow" run "$case" "$@" \
