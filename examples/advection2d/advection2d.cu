@@ -146,7 +146,7 @@ haloflow::ExchangeOptions exchange_options(haloflow::ExecutorKind executor, cons
 
 // Runs `steps` frames of the scheme on `executor`; returns the global field on rank 0.
 std::vector<double> advect(MPI_Comm comm, haloflow::ExecutorKind executor, int steps, int record,
-                           Travel travel) {
+                           Travel travel, bool edges_by_hand) {
   // snippet-begin: grid
   haloflow::DecompositionSpec spec;
   spec.dimensions = 2;
@@ -186,14 +186,17 @@ std::vector<double> advect(MPI_Comm comm, haloflow::ExecutorKind executor, int s
   const auto kernel =
       haloflow::per_cell_kernel<UpwindStep, Region, Upwind, const double*, double*>("upwind");
   const long stride = layout.extent()[0];
-  haloflow::FramePlan plan("advection");
+  // Explicit edges still work: with --edges strict the boundary slabs also name the unpack, and
+  // the plan refuses to build if those edges leave any access unordered.
+  haloflow::FramePlan plan("advection",
+                           edges_by_hand ? haloflow::EdgeRule::strict : haloflow::EdgeRule::derive);
   plan.name_field(u.data(), "u");  // for messages about accesses
   plan.name_field(u_new.data(), "u_new");
   const auto upwind = [&](const haloflow::Box& box) -> std::vector<haloflow::Access> {
     return {haloflow::reads(u.as<const double>(), haloflow::grown(box, {1, 1, 0})),
             haloflow::writes(u_new.as<double>(), box)};
   };
-  exchange.add_to(plan);
+  const haloflow::ExchangeNodes nodes = exchange.add_to(plan);
   const Region inner = region_of(split.interior, stride);
   const auto interior = plan.add_kernel(
       {.name = "interior", .lane = haloflow::Lane::bulk, .access = upwind(split.interior)}, kernel,
@@ -203,12 +206,13 @@ std::vector<double> advect(MPI_Comm comm, haloflow::ExecutorKind executor, int s
   std::vector<haloflow::KernelNode<std::size_t, Region, Upwind, const double*, double*>> boundary;
   for (const haloflow::Box& box : split.boundary) {
     const Region edge = edges.emplace_back(region_of(box, stride));
-    boundary.push_back(plan.add_kernel({.name = "boundary" + std::to_string(boundary.size()),
-                                        .lane = haloflow::Lane::communication,
-                                        .access = upwind(box)},
-                                       kernel, haloflow::LaunchShape::cover(cells_of(edge), 128),
-                                       cells_of(edge), edge, kUpwind, u.as<const double>(),
-                                       u_new.as<double>()));
+    boundary.push_back(plan.add_kernel(
+        {.name = "boundary" + std::to_string(boundary.size()),
+         .lane = haloflow::Lane::communication,
+         .after = edges_by_hand ? std::vector{nodes.unpack} : std::vector<std::string>{},
+         .access = upwind(box)},
+        kernel, haloflow::LaunchShape::cover(cells_of(edge), 128), cells_of(edge), edge, kUpwind,
+        u.as<const double>(), u_new.as<double>()));
   }
   // snippet-end: frame
 
@@ -285,8 +289,8 @@ int run(MPI_Comm comm, const Options& options) {
   std::vector<double> first;
   int status = 0;
   for (const haloflow::ExecutorKind executor : options.executors) {
-    const std::vector<double> field =
-        advect(comm, executor, options.steps, options.record, options.travel);
+    const std::vector<double> field = advect(comm, executor, options.steps, options.record,
+                                             options.travel, options.edges_by_hand);
     if (rank != 0) continue;
     const std::string name(haloflow::to_string(executor));
     // Same operation in the same order on both sides, and no fused multiply-add on the GPU

@@ -31,6 +31,7 @@ Parsed parse_options(int argc, char** argv, bool gpu, bool talk) {
   std::string transport = "auto";
   std::string handoff = "auto";
   std::string self_exchange = "device";
+  std::string edges = "derive";
   app.add_option("--executor", executors,
                  "executors to run and compare: auto (graph with a GPU, otherwise host), host, "
                  "graph, streams, serial")
@@ -46,6 +47,10 @@ Parsed parse_options(int argc, char** argv, bool gpu, bool talk) {
                  "a rank that is its own neighbour: copies on the device, or sends itself its "
                  "halos through the transport")
       ->check(CLI::IsMember({"device", "transport"}));
+  app.add_option("--edges", edges,
+                 "derive: the plan's edges from the nodes' accesses; strict: the boundary's "
+                 "edges written by hand as well, the plan refused if they miss one")
+      ->check(CLI::IsMember({"derive", "strict"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -61,6 +66,7 @@ Parsed parse_options(int argc, char** argv, bool gpu, bool talk) {
   options.travel.transport = *haloflow::transport_from_string(transport);
   options.travel.handoff = *haloflow::handoff_from_string(handoff);
   options.travel.self_on_device = self_exchange == "device";
+  options.edges_by_hand = edges == "strict";
   std::istringstream list(executors);
   for (std::string name; std::getline(list, name, ',');) {
     if (name == "auto") name = gpu ? "graph" : "host";

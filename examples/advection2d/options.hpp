@@ -18,6 +18,9 @@ struct Options {
   std::vector<haloflow::ExecutorKind> executors;
   int steps = 200;
   int record = 0;  // frames to record after the run; 0: none
+  // The boundary slabs' edges written by hand too, and checked against the accesses
+  // (EdgeRule::strict); otherwise the plan derives them.
+  bool edges_by_hand = false;
   Travel travel;
 };
 
