@@ -5,6 +5,7 @@
 //! Compiled by nvcc (a `.cu` file) it also brings per_cell.cuh, whose kernels need nvcc; compiled
 //! by a C++ compiler it brings every header that compiles without CUDA.
 
+#include "haloflow/access.hpp"
 #include "haloflow/argument_check.hpp"
 #include "haloflow/bounded_mpi.hpp"
 #include "haloflow/buffer.hpp"
