@@ -17,6 +17,10 @@ struct RunFlags {
   int frames = 0;  //!< the seed's frames per executor, or a model's steps
   int steps = 0;   //!< a model's steps, or the seed's frames
   std::string out;
+  //! Where the run will be found once the study it belongs to is in place (a point of a sweep
+  //! replaced with --force, written into the sweep's rerun directory first): what the resolved
+  //! case names as its output. Empty: where the run is found (`out` or the directory chosen).
+  std::string found_at;
   std::string json_path;  //!< also write the executor comparison here
   std::string dot_path;   //!< a directory: a Graphviz DOT file per frame
   bool force = false;

@@ -147,7 +147,7 @@ RunPlace RunPlace::prepare(CaseFile& c, const RunFlags& flags, const MpiSession&
   place.out_ = out;
   place.work_ = work;
   place.note_ = chosen.note;
-  c.run.output = out;
+  c.run.output = flags.found_at.empty() ? out : flags.found_at;
   return place;
 }
 

@@ -181,6 +181,9 @@ int sweep_case(const SweepFlags& flags, MpiSession& mpi) {
       RunFlags point;
       point.case_path = flags.case_path;
       point.out = (out / names.back()).string();
+      // A forced sweep writes beside the one it replaces: its points' resolved cases name
+      // where they will be once it is in place, so that rerunning one writes beside it there.
+      if (place.replaces()) point.found_at = (place.out() / names.back()).string();
       point.sets = point_sets(settings, i);
       CaseRun run;
       try {

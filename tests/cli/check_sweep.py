@@ -160,6 +160,14 @@ def sweep(haloflow, case, out):
     done = run([*command[:-2], "--out", out, "--force"])
     if done.returncode != 0 or load(os.path.join(out, "results.json"))["status"] != "complete":
         fail(f"the forced sweep exited with {done.returncode}")
+    # Its points were written beside the old sweep first; their resolved cases name where they
+    # are now, so that rerunning one writes beside it there.
+    for point in sorted(os.listdir(out)):
+        resolved = os.path.join(out, point, "case.resolved.json")
+        if os.path.isfile(resolved):
+            named = load(resolved)["run"]["output"]
+            if os.path.realpath(named) != os.path.realpath(os.path.join(out, point)):
+                fail(f"after --force, {resolved} names {named} as its output")
     # An unknown figure: the figures there are are listed; the previous sweep stays.
     done = run([haloflow, "sweep", case, "--set", "jacobi2d.nx=32,64", "--set", "run.steps=2",
                 *QUIET, "--figures", "speed", "--out", out, "--force"])
