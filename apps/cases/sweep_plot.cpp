@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "haloflow/xml_text.hpp"
+#include "ticks.hpp"
 
 namespace haloflow::cases {
 namespace {
@@ -89,17 +90,7 @@ std::vector<double> axis_ticks(double low, double high, bool log) {
     }
     return ticks;
   }
-  const double raw = (high - low) / 5;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = magnitude;
-  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
-    step = m * magnitude;
-    if (step >= raw) break;
-  }
-  for (double t = std::ceil(low / step) * step; t <= high + step * 1e-9; t += step) {
-    ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
-  }
-  return ticks;
+  return outputs::round_ticks(low, high, 6);  // the pictures' round values: 1, 2 or 5 x 10^k
 }
 
 std::string svg_plot(const SweepPlot& plot) {
