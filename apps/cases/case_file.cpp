@@ -167,8 +167,8 @@ void read_exchange(JsonFields& fields, const nlohmann::json& root, CaseFile& c) 
     if (const auto handoff = handoff_from_string(chosen)) c.exchange.handoff = *handoff;
   }
   if (exchange.contains("transport")) {
-    const auto chosen =
-        fields.choice(exchange["transport"], "/exchange/transport", {"auto", "mpi", "nccl"});
+    const auto chosen = fields.choice(exchange["transport"], "/exchange/transport",
+                                      {"auto", "mpi", "nccl", "peer"});
     if (const auto transport = transport_from_string(chosen)) c.exchange.transport = *transport;
   }
 }

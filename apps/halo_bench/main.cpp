@@ -4,8 +4,10 @@
 // launched and waited for one at a time (medians), and the same frames launched back to back
 // (means per frame: what a time-stepping loop sees).
 //   mpiexec -n 2 haloflow_halo_bench [--cells 16384] [--rows N] [--frames 200] [--executor graph]
-//       [--handoff auto|host-node|proxy] [--staging auto|copies|mapped] [--transport auto|mpi|nccl]
-//       [--self-exchange device|mpi]   (mpi: one rank sends its halos to itself through MPI)
+//       [--handoff auto|host-node|proxy] [--staging auto|copies|mapped]
+//       [--transport auto|mpi|nccl|peer]
+//       [--self-exchange device|mpi]   (mpi: one rank sends its halos to itself through the
+//                          transport)
 //       [--tables inline|device]   (the halo kernels' segments and field pointers in their
 //                          parameters, the default, or in device memory: what inlining saves)
 //       [--x-boundary periodic|physical]   (periodic, the default: every rank is also its own
@@ -100,7 +102,7 @@ int run(const Options& options, int rank, int ranks) {
   }
   const auto transport = transport_from_string(options.transport);
   if (!transport) {
-    throw Error(fmt::format("--transport {}: expected auto, mpi or nccl", options.transport));
+    throw Error(fmt::format("--transport {}: expected auto, mpi, nccl or peer", options.transport));
   }
   const auto handoff = handoff_from_string(options.handoff);
   if (!handoff) {

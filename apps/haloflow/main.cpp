@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "host-node", "proxy"}));
   run->add_option("--transport", options.transport,
                   "how halos travel between ranks (default: the case's exchange.transport)")
-      ->check(CLI::IsMember({"auto", "mpi", "nccl"}));
+      ->check(CLI::IsMember({"auto", "mpi", "nccl", "peer"}));
   run->add_option("--set", options.sets, kSetHelp)->allow_extra_args(false);
   run->add_flag("--force", options.force,
                 "replace an existing run directory (its previous run is removed first) and "
@@ -209,7 +209,7 @@ int main(int argc, char** argv) {
   replay
       ->add_option("--transport", replay_options.transport,
                    "how halos travel between ranks (default: the case's)")
-      ->check(CLI::IsMember({"auto", "mpi", "nccl"}));
+      ->check(CLI::IsMember({"auto", "mpi", "nccl", "peer"}));
   replay->add_option("--set", replay_options.sets, kSetHelp)->allow_extra_args(false);
   replay->add_flag("--force", replay_options.force, "overwrite existing output files");
   ConvergeFlags converge_options;

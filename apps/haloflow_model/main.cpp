@@ -133,7 +133,7 @@ void add_flags(CLI::App& app, Flags& f) {
       ->check(CLI::IsMember({"auto", "host-node", "proxy"}))
       ->capture_default_str();
   app.add_option("--transport", f.transport, "how halos travel between ranks")
-      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
+      ->check(CLI::IsMember({"auto", "mpi", "nccl", "peer"}))
       ->capture_default_str();
   app.add_option("--self-exchange", f.self_exchange,
                  "a rank's halos to itself (periodic, one rank on an axis): device copy, or mpi "

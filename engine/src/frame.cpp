@@ -141,7 +141,7 @@ struct Frame::State {
   FramePlan plan;
   ExecutorKind kind;
   FrameOptions options;
-  std::vector<std::size_t> checked;  // stream nodes with a check, asked at launch and wait
+  std::vector<std::size_t> checked;  // nodes with a check, asked at launch and wait
   HostNodeFailures failures;
   std::unique_ptr<Executor> executor;  // declared last: destroyed first, while the plan lives
 };
@@ -153,8 +153,12 @@ Frame::Frame(FramePlan plan, ExecutorKind kind, FrameOptions options)
   }
   state_->plan.validate();
   for (std::size_t i = 0; i < state_->plan.nodes().size(); ++i) {
-    const auto* work = std::get_if<StreamWork>(&state_->plan.node(i).work);
-    if (work != nullptr && work->check) state_->checked.push_back(i);
+    const Node& node = state_->plan.node(i);
+    const auto* stream = std::get_if<StreamWork>(&node.work);
+    const auto* kernel = std::get_if<KernelWork>(&node.work);
+    if ((stream != nullptr && stream->check) || (kernel != nullptr && kernel->check)) {
+      state_->checked.push_back(i);
+    }
   }
   switch (kind) {
     case ExecutorKind::graph:
@@ -221,23 +225,28 @@ void Frame::launch(CUstream_st* stream) {
     state_->executor->wait();
     state_->failures.rethrow();
   }
-  check_stream_work();
+  check_nodes();
   state_->executor->launch(stream);
 }
 
 void Frame::wait() {
   state_->executor->wait();
   state_->failures.rethrow();
-  check_stream_work();
+  check_nodes();
 }
 
-void Frame::check_stream_work() const {
+void Frame::check_nodes() const {
   for (const std::size_t index : state_->checked) {
     const Node& node = state_->plan.node(index);
     try {
-      std::get<StreamWork>(node.work).check();
+      if (const auto* kernel = std::get_if<KernelWork>(&node.work)) {
+        kernel->check();
+      } else {
+        std::get<StreamWork>(node.work).check();
+      }
     } catch (const std::exception& error) {
-      throw Error(fmt::format("stream node '{}' failed: {}", node.name(), error.what()));
+      throw Error(fmt::format("{} node '{}' failed: {}", to_string(node.kind()), node.name(),
+                              error.what()));
     }
   }
 }

@@ -44,6 +44,30 @@ std::unique_ptr<SpanSource> make_cupti_span_source();
 
 namespace haloflow::detail {
 
+//! A CUDA IPC handle (cudaIpcMemHandle_t), as bytes that travel in an MPI message.
+struct IpcHandle {
+  unsigned char bytes[64] = {};
+};
+//! A GPU as another process names it: its PCI bus id ("0000:17:00.0").
+struct DeviceAddress {
+  char bus_id[32] = {};
+};
+
+//! The peer transport (peer_mailbox.cpp): the IPC handle of `device_memory` (the start of a
+//! cudaMalloc allocation). 	hrows Error naming the call and `context`.
+[[nodiscard]] IpcHandle ipc_handle_of(void* device_memory, const std::string& context);
+//! Maps another process's allocation into this one (peer access enabled when it lives on another
+//! GPU). 	hrows Error naming the call and `context`.
+[[nodiscard]] void* open_ipc_handle(const IpcHandle& handle, const std::string& context);
+//! Unmaps what open_ipc_handle mapped; a failure is printed, not thrown.
+void close_ipc_handle(void* mapped, const std::string& context) noexcept;
+//! The current device's address.
+[[nodiscard]] DeviceAddress current_device_address(const std::string& context);
+//! Empty when the current device can store into the device at `other` (the same device, or peer
+//! access); else why not, in words.
+[[nodiscard]] std::string why_device_unreachable(const DeviceAddress& other,
+                                                 const std::string& context);
+
 //! Whether this build has NCCL.
 [[nodiscard]] bool nccl_built();
 //! "2.28.3 (built with 2.28.9)", or why there is none.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <thread>
 
@@ -10,6 +11,8 @@
 #include "haloflow/bounded_mpi.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
+#include "peer_mailbox.hpp"
+#include "peer_protocol.hpp"
 
 namespace haloflow {
 
@@ -33,6 +36,8 @@ std::string_view to_string(Transport transport) {
       return "mpi";
     case Transport::nccl:
       return "nccl";
+    case Transport::peer:
+      return "peer";
   }
   return "unknown";
 }
@@ -46,7 +51,8 @@ std::string nccl_description() {
 }
 
 std::optional<Transport> transport_from_string(std::string_view text) {
-  for (const Transport each : {Transport::automatic, Transport::mpi, Transport::nccl}) {
+  for (const Transport each :
+       {Transport::automatic, Transport::mpi, Transport::nccl, Transport::peer}) {
     if (text == to_string(each)) return each;
   }
   return std::nullopt;
@@ -124,6 +130,23 @@ struct HaloExchange<T>::State {
   std::string context;                // "rank 3, exchange 'halo'": the start of every message
   std::string failure;                // set when an exchange failed: every later one refuses
   std::shared_ptr<detail::NcclChannel> nccl;  // the nccl transport; shared with its plan nodes
+  std::vector<HaloRoute> routes;              // per remote message: how, and why
+  // The peer transport: the mailboxes, the send kernel's segments (each with its target), the
+  // send kernel's counters (device memory; the receive kernel reads the first) and the receive
+  // kernel's failure words (host-mapped, read by check_peer).
+  std::unique_ptr<detail::PeerMailbox> peer;
+  detail::PeerSegments peer_send_list;
+  Buffer peer_send_segments;
+  Buffer peer_counters;
+  Buffer peer_failure;
+
+  void set_up_peer(MPI_Comm duplicate, std::size_t element_size);
+  [[nodiscard]] detail::PeerSend peer_send() const;
+  [[nodiscard]] detail::PeerReceive<T> peer_receive() const;
+  void check_peer();
+  // An address that stands for "this rank's halos are sent" in accesses: the receive follows
+  // the send, so that a rank never waits for its neighbours before it has sent them theirs.
+  [[nodiscard]] const void* sent_token() const { return &peer; }
 
   void post();
   void finish();
@@ -203,6 +226,28 @@ std::vector<HaloSegment> segments_of(const std::vector<RemoteMessage>& remote, i
       segment.field = field;
       segments.push_back(segment);
     }
+  }
+  return segments;
+}
+
+//! The send segments with where each goes in its receiver's slot 0: segment i is field i % fields
+//! of message i / fields, whose receiver said where the message's first element goes.
+std::vector<detail::PeerSegment> peer_segments_of(const std::vector<HaloSegment>& send,
+                                                  const std::vector<RemoteMessage>& remote,
+                                                  int fields,
+                                                  const std::vector<detail::PeerTarget>& targets,
+                                                  std::size_t element_size) {
+  std::vector<detail::PeerSegment> segments;
+  for (std::size_t i = 0; i < send.size(); ++i) {
+    const std::size_t message = i / static_cast<std::size_t>(fields);
+    const HaloSegment& from = send[i];
+    detail::PeerSegment segment{.buffer_offset = from.buffer_offset, .field = from.field};
+    std::ranges::copy(from.lower, segment.lower);
+    std::ranges::copy(from.extent, segment.extent);
+    const auto into_message = from.buffer_offset - remote[message].send_offset;
+    segment.target = targets[message].slot + static_cast<std::size_t>(into_message) * element_size;
+    segment.slot_elements = targets[message].slot_elements;
+    segments.push_back(segment);
   }
   return segments;
 }
@@ -343,59 +388,6 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
   s.self_list = list_of(runs, s.options.inline_tables, s.self_runs,
                         s.options.name + " self copy runs", backend);
 
-  const auto send_bytes = static_cast<std::size_t>(s.send_elements) * sizeof(T);
-  const auto receive_bytes = static_cast<std::size_t>(s.receive_elements) * sizeof(T);
-  s.transport = s.options.transport == Transport::nccl && !s.remote.empty() ? Transport::nccl
-                                                                            : Transport::mpi;
-  if (s.transport == Transport::nccl && !detail::nccl_built()) {
-    throw Error(
-        fmt::format("{}: the nccl transport is not available: {}; use the mpi transport "
-                    "(or auto)",
-                    s.context, detail::nccl_description()));
-  }
-  if (s.transport == Transport::nccl && backend == Backend::cpu) {
-    throw Error(
-        fmt::format("{}: the nccl transport needs a GPU executor (the host executor runs "
-                    "on the CPU); use the mpi transport, or auto",
-                    s.context));
-  }
-  s.staging = s.transport == Transport::nccl ? Staging::copies : s.options.staging;
-  if (s.staging == Staging::automatic) {
-    // On the host executor every buffer is host memory: copies would only copy.
-    s.staging = backend == Backend::cpu || send_bytes <= s.options.mapped_limit ? Staging::mapped
-                                                                                : Staging::copies;
-  }
-  const auto send = segments_of(s.remote, s.plan.layout.fields, true);
-  const auto receive = segments_of(s.remote, s.plan.layout.fields, false);
-  s.send_list = list_of(send, s.options.inline_tables, s.send_segments,
-                        s.options.name + " send segments", backend);
-  s.receive_list = list_of(receive, s.options.inline_tables, s.receive_segments,
-                           s.options.name + " receive segments", backend);
-  if (s.staging == Staging::copies) {
-    s.device_send = Buffer(Memory::device, send_bytes, s.options.name + " send (device)", backend);
-    s.device_receive =
-        Buffer(Memory::device, receive_bytes, s.options.name + " receive (device)", backend);
-  }
-  if (s.transport == Transport::mpi) {
-    s.host_send = Buffer(Memory::host, send_bytes, s.options.name + " send (pinned)", backend);
-    s.host_receive =
-        Buffer(Memory::host, receive_bytes, s.options.name + " receive (pinned)", backend);
-  } else {
-    std::vector<detail::NcclMessage> messages;
-    for (const RemoteMessage& r : s.remote) {
-      messages.push_back({.peer = r.message->peer,
-                          .send_offset = static_cast<std::size_t>(r.send_offset) * sizeof(T),
-                          .receive_offset = static_cast<std::size_t>(r.receive_offset) * sizeof(T),
-                          .bytes = static_cast<std::size_t>(r.message->elements) * sizeof(T),
-                          .direction = direction_name(r.message->direction),
-                          .send_tag = r.message->send_tag,
-                          .receive_tag = r.message->receive_tag});
-    }
-    s.nccl = std::make_shared<detail::NcclChannel>(
-        communicator, s.options.nccl_communicator, std::move(messages), s.device_send.data(),
-        s.device_receive.data(), s.options.timeout, s.context);
-  }
-  s.requests.assign(2 * s.remote.size(), MPI_REQUEST_NULL);
   // A private communicator: our tags cannot match the caller's messages, and errors come back
   // as codes (reported with context) instead of aborting inside MPI.
   // (Duplicating is collective: bounded like the exchange, so that a rank that never gets here
@@ -413,6 +405,151 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
                             s.context, s.options.exchange_id, largest_tag,
                             *static_cast<int*>(tag_bound)));
   }
+
+  const auto send_bytes = static_cast<std::size_t>(s.send_elements) * sizeof(T);
+  const auto receive_bytes = static_cast<std::size_t>(s.receive_elements) * sizeof(T);
+  s.transport = s.options.transport == Transport::nccl && !s.remote.empty() ? Transport::nccl
+                                                                            : Transport::mpi;
+  if (s.transport == Transport::nccl && !detail::nccl_built()) {
+    throw Error(
+        fmt::format("{}: the nccl transport is not available: {}; use the mpi transport "
+                    "(or auto)",
+                    s.context, detail::nccl_description()));
+  }
+  if (s.transport == Transport::nccl && backend == Backend::cpu) {
+    throw Error(
+        fmt::format("{}: the nccl transport needs a GPU executor (the host executor runs "
+                    "on the CPU); use the mpi transport, or auto",
+                    s.context));
+  }
+  for (const RemoteMessage& r : s.remote) {
+    s.routes.push_back({.peer = r.message->peer,
+                        .direction = direction_name(r.message->direction),
+                        .transport = s.transport,
+                        .reason = s.options.transport == Transport::automatic
+                                      ? "auto: one rank, or the host executor (peer by name)"
+                                      : "asked for"});
+  }
+  int ranks = 1;
+  HALOFLOW_MPI(MPI_Comm_size(s.communicator, &ranks), s.context);
+  if (s.options.transport == Transport::peer ||
+      (s.options.transport == Transport::automatic && backend == Backend::cuda && ranks > 1)) {
+    s.set_up_peer(s.communicator, sizeof(T));
+  }
+  s.staging = s.transport == Transport::mpi ? s.options.staging : Staging::copies;
+  if (s.staging == Staging::automatic) {
+    // On the host executor every buffer is host memory: copies would only copy.
+    s.staging = backend == Backend::cpu || send_bytes <= s.options.mapped_limit ? Staging::mapped
+                                                                                : Staging::copies;
+  }
+  const auto send = segments_of(s.remote, s.plan.layout.fields, true);
+  const auto receive = segments_of(s.remote, s.plan.layout.fields, false);
+  s.send_list = list_of(send, s.options.inline_tables, s.send_segments,
+                        s.options.name + " send segments", backend);
+  s.receive_list = list_of(receive, s.options.inline_tables, s.receive_segments,
+                           s.options.name + " receive segments", backend);
+  if (s.transport == Transport::peer) {
+    s.peer_send_list = list_of(
+        peer_segments_of(send, s.remote, s.plan.layout.fields, s.peer->targets(), sizeof(T)),
+        s.options.inline_tables, s.peer_send_segments, s.options.name + " peer send segments",
+        backend);
+  }
+  if (s.staging == Staging::copies && s.transport != Transport::peer) {
+    s.device_send = Buffer(Memory::device, send_bytes, s.options.name + " send (device)", backend);
+    s.device_receive =
+        Buffer(Memory::device, receive_bytes, s.options.name + " receive (device)", backend);
+  }
+  if (s.transport == Transport::mpi) {
+    s.host_send = Buffer(Memory::host, send_bytes, s.options.name + " send (pinned)", backend);
+    s.host_receive =
+        Buffer(Memory::host, receive_bytes, s.options.name + " receive (pinned)", backend);
+  } else if (s.transport == Transport::nccl) {
+    std::vector<detail::NcclMessage> messages;
+    for (const RemoteMessage& r : s.remote) {
+      messages.push_back({.peer = r.message->peer,
+                          .send_offset = static_cast<std::size_t>(r.send_offset) * sizeof(T),
+                          .receive_offset = static_cast<std::size_t>(r.receive_offset) * sizeof(T),
+                          .bytes = static_cast<std::size_t>(r.message->elements) * sizeof(T),
+                          .direction = direction_name(r.message->direction),
+                          .send_tag = r.message->send_tag,
+                          .receive_tag = r.message->receive_tag});
+    }
+    s.nccl = std::make_shared<detail::NcclChannel>(
+        communicator, s.options.nccl_communicator, std::move(messages), s.device_send.data(),
+        s.device_receive.data(), s.options.timeout, s.context);
+  }
+  s.requests.assign(2 * s.remote.size(), MPI_REQUEST_NULL);
+}
+
+template <class T>
+void HaloExchange<T>::State::set_up_peer(MPI_Comm duplicate, std::size_t element_size) {
+  State& s = *this;
+  std::vector<detail::PeerMessage> messages;
+  for (const RemoteMessage& r : s.remote) {
+    messages.push_back({.peer = r.message->peer,
+                        .send_tag = s.tag(r.message->send_tag),
+                        .receive_tag = s.tag(r.message->receive_tag),
+                        .receive_offset = r.receive_offset,
+                        .direction = direction_name(r.message->direction)});
+  }
+  const bool required = s.options.transport == Transport::peer;
+  s.peer = std::make_unique<detail::PeerMailbox>(
+      duplicate, s.backend, std::move(messages), element_size, s.receive_elements,
+      required ? detail::PeerMailbox::Want::required : detail::PeerMailbox::Want::if_possible,
+      s.options.timeout, s.context);
+  for (std::size_t m = 0; m < s.routes.size(); ++m) {
+    const detail::PeerRoute& route = s.peer->routes().at(m);
+    s.routes[m].transport = route.peer_transport ? Transport::peer : Transport::mpi;
+    s.routes[m].reason = required ? route.reason : "auto: " + route.reason;
+  }
+  if (!s.peer->in_use()) {
+    s.peer.reset();
+    return;
+  }
+  s.transport = Transport::peer;
+  s.peer_counters = Buffer(Memory::device, 2 * sizeof(std::uint64_t),
+                           s.options.name + " peer counters", s.backend);
+  s.peer_failure = Buffer(Memory::host, 2 * sizeof(std::uint64_t),
+                          s.options.name + " peer failure words", s.backend);
+  const std::array<std::uint64_t, 2> zeros{};
+  s.peer_counters.upload(zeros.data(), s.peer_counters.bytes());
+  s.peer_failure.upload(zeros.data(), s.peer_failure.bytes());
+}
+
+template <class T>
+detail::PeerSend HaloExchange<T>::State::peer_send() const {
+  detail::PeerSend send{.counters = peer_counters.template as<std::uint64_t>(),
+                        .messages = static_cast<int>(remote.size())};
+  for (std::size_t m = 0; m < remote.size(); ++m) send.flags[m] = peer->targets()[m].flag;
+  return send;
+}
+
+template <class T>
+detail::PeerReceive<T> HaloExchange<T>::State::peer_receive() const {
+  const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(options.timeout);
+  return {.slots = reinterpret_cast<const T*>(peer->slots()),
+          .slot_elements = receive_elements,
+          .flags = peer->flags(),
+          .messages = static_cast<int>(remote.size()),
+          .counters = peer_counters.template as<std::uint64_t>(),
+          .timeout_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(timeout.count(), 1)),
+          .failure = peer_failure.template as<std::uint64_t>()};
+}
+
+template <class T>
+void HaloExchange<T>::State::check_peer() {
+  if (!failure.empty()) throw Error(fmt::format("{}: {}", context, failure));
+  auto* words = peer_failure.template as<std::uint64_t>();
+  const std::uint64_t message =
+      std::atomic_ref<std::uint64_t>(words[0]).load(std::memory_order_acquire);
+  if (message == 0) return;
+  const HaloMessage& silent = *remote.at(static_cast<std::size_t>(message - 1)).message;
+  failure = fmt::format(
+      "no halo from rank {} (direction {}) within {} s (frame {} of this exchange); is that rank "
+      "alive and "
+      "running the same case?",
+      silent.peer, direction_name(silent.direction), options.timeout.count(), words[1]);
+  throw Error(fmt::format("{}: {}", context, failure));
 }
 
 template <class T>
@@ -471,6 +608,10 @@ ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> 
     if (s.remote.empty()) {
       return {self_copy, self_copy, self_copy, self_copy, self_copy, self_copy};
     }
+  }
+  if (s.transport == Transport::peer) {
+    add_peer_nodes(plan, names, self_copy, shape, std::move(after), field_set);
+    return names;
   }
   const HaloBuffer<T> send = s.send_buffer();
   const HaloBuffer<T> receive = s.receive_buffer();
@@ -554,6 +695,39 @@ void HaloExchange<T>::add_unpack(FramePlan& plan, const ExchangeNodes& names,
 }
 
 template <class T>
+void HaloExchange<T>::add_peer_nodes(FramePlan& plan, ExchangeNodes& names,
+                                     const std::string& self_copy, const LaunchShape& shape,
+                                     std::vector<std::string> after, std::size_t field_set) {
+  State& s = *state_;
+  names.download = names.pack;
+  names.exchange = names.pack;
+  names.upload = names.pack;
+  plan.name_field(s.sent_token(), s.options.name + " (halos sent)");
+  std::vector<Access> sent = s.field_accesses(field_set, true);
+  sent.push_back(writes(s.sent_token(), buffer_cells(1)));
+  plan.add_kernel({.name = names.pack,
+                   .lane = Lane::communication,
+                   .after = std::move(after),
+                   .access = std::move(sent)},
+                  detail::peer_send_kernel<T>(), shape, s.pack_count(), s.peer_send_list,
+                  s.table(field_set), s.peer_send());
+  std::vector<std::string> received_after = {names.pack};
+  if (!self_copy.empty()) received_after.push_back(self_copy);
+  std::vector<Access> received = s.field_accesses(field_set, false);
+  received.push_back(reads(s.sent_token(), buffer_cells(1)));
+  if (!self_copy.empty()) received.push_back(reads(s.done_token(), buffer_cells(1)));
+  plan.add_kernel({.name = names.unpack,
+                   .lane = Lane::communication,
+                   .after = std::move(received_after),
+                   .access = std::move(received)},
+                  detail::peer_receive_kernel<T>(), shape, s.unpack_count(), s.receive_list,
+                  s.table(field_set), s.peer_receive());
+  std::get<KernelWork>(plan.node(plan.nodes().size() - 1).work).check = [state = state_.get()] {
+    state->check_peer();
+  };
+}
+
+template <class T>
 void HaloExchange<T>::use_field_set(Frame& frame, std::size_t set) {
   State& s = *state_;
   if (set >= s.field_sets.size()) {
@@ -567,6 +741,17 @@ void HaloExchange<T>::use_field_set(Frame& frame, std::size_t set) {
                  static_cast<std::size_t>(s.self_elements), s.self_list, s.table(set));
   }
   if (s.remote.empty()) return;
+  if (s.transport == Transport::peer) {
+    frame.update(
+        KernelNode<std::size_t, detail::PeerSegments, FieldTable<T>, detail::PeerSend>{
+            0, prefix + ".pack"},
+        s.pack_count(), s.peer_send_list, s.table(set), s.peer_send());
+    frame.update(
+        KernelNode<std::size_t, HaloSegments, FieldTable<T>, detail::PeerReceive<T>>{
+            0, prefix + ".unpack"},
+        s.unpack_count(), s.receive_list, s.table(set), s.peer_receive());
+    return;
+  }
   using BufferNode = KernelNode<std::size_t, HaloSegments, FieldTable<T>, HaloBuffer<T>>;
   frame.update(BufferNode{0, prefix + ".pack"}, s.pack_count(), s.send_list, s.table(set),
                s.send_buffer());
@@ -587,11 +772,11 @@ void HaloExchange<T>::finish() {
 template <class T>
 void HaloExchange<T>::State::post() {
   State& s = *this;
-  if (s.transport == Transport::nccl) {
+  if (s.transport != Transport::mpi) {
     throw Error(
-        fmt::format("{}: this exchange uses the nccl transport; its messages travel in "
-                    "the frame (the exchange node), not through post and finish",
-                    s.context));
+        fmt::format("{}: this exchange uses the {} transport; its messages travel in "
+                    "the frame (its nodes), not through post and finish",
+                    s.context, to_string(s.transport)));
   }
   if (!s.failure.empty()) {
     throw Error(fmt::format("{}: not exchanged, since an earlier exchange failed: {}", s.context,
@@ -673,8 +858,11 @@ template <class T>
 bool HaloExchange<T>::tables_inline() const {
   const State& s = *state_;
   // A list no kernel is added for (no remote messages, or no self runs) is read by nobody.
+  const auto* send_table = s.transport == Transport::peer
+                               ? static_cast<const void*>(s.peer_send_list.table)
+                               : static_cast<const void*>(s.send_list.table);
   const bool remote_inline =
-      s.remote.empty() || (s.send_list.table == nullptr && s.receive_list.table == nullptr);
+      s.remote.empty() || (send_table == nullptr && s.receive_list.table == nullptr);
   const bool self_inline = s.self_run_count == 0 || s.self_list.table == nullptr;
   const bool kernels = !s.remote.empty() || s.self_run_count > 0;
   return !kernels || (s.pointer_tables.empty() && remote_inline && self_inline);
@@ -682,6 +870,10 @@ bool HaloExchange<T>::tables_inline() const {
 template <class T>
 Transport HaloExchange<T>::transport() const {
   return state_->transport;
+}
+template <class T>
+const std::vector<HaloRoute>& HaloExchange<T>::routes() const {
+  return state_->routes;
 }
 template <class T>
 Staging HaloExchange<T>::staging() const {

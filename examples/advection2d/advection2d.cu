@@ -134,12 +134,14 @@ std::vector<double> gather(MPI_Comm comm, const haloflow::CartesianDecomposition
 }
 
 // snippet-begin: travel
-// NCCL moves the halos between device buffers inside the frame's graph (one GPU per rank); MPI
-// stages them through pinned host memory, which the host executor needs. Either way the results
-// are the same, bit for bit.
+// NCCL moves the halos between device buffers inside the frame's graph (one GPU per rank); peer
+// stores them straight into a same-node neighbour's memory (on the host executor through an MPI
+// shared-memory window); MPI stages them through pinned host memory. NCCL needs a GPU, so the
+// host executor takes MPI for it. Either way the results are the same, bit for bit.
 haloflow::ExchangeOptions exchange_options(haloflow::ExecutorKind executor, const Travel& travel) {
   const bool gpu = executor != haloflow::ExecutorKind::host;
-  return {.transport = gpu ? travel.transport : haloflow::Transport::mpi,
+  const bool runs_here = gpu || travel.transport != haloflow::Transport::nccl;
+  return {.transport = runs_here ? travel.transport : haloflow::Transport::mpi,
           .self_on_device = travel.self_on_device || !gpu};
 }
 // snippet-end: travel

@@ -40,7 +40,7 @@ Parsed parse_options(int argc, char** argv, bool gpu, bool talk) {
   app.add_option("--record", options.record, "frames to record after the run; 0: none")
       ->check(CLI::Range(0, 100000));
   app.add_option("--transport", transport, "how the GPU executors move halos")
-      ->check(CLI::IsMember({"auto", "mpi", "nccl"}));
+      ->check(CLI::IsMember({"auto", "mpi", "nccl", "peer"}));
   app.add_option("--handoff", handoff, "how a GPU executor's graph hands MPI its work")
       ->check(CLI::IsMember({"auto", "proxy", "host-node"}));
   app.add_option("--self-exchange", self_exchange,

@@ -22,6 +22,21 @@ foreach(executor host graph)
       ${model_${executor}_properties})
   endforeach()
 endforeach()
+# The same invariance with the halos stored peer to peer (host executor: MPI shared-memory windows;
+# graph: CUDA IPC between ranks that share the GPU), for each model.
+foreach(executor host graph)
+  foreach(model_case IN LISTS model_cases ITEMS
+          "euler2d --set euler2d.case=vortex --set euler2d.nx=40 --set euler2d.ny=36 --steps 30")
+    separate_arguments(model_args UNIX_COMMAND "${model_case}")
+    list(GET model_args 0 model)
+    haloflow_cli_test(model_invariance_${model}_${executor}_peer
+      COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/compare_model_dumps.sh
+              ${CMAKE_CURRENT_BINARY_DIR}/model_dumps/${executor}_peer
+              ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow_model>
+              ${model_args} --executor ${executor} --transport peer
+      ${model_${executor}_properties})
+  endforeach()
+endforeach()
 # The same invariance with MPICH's shared-memory path off (MPIR_CVAR_NOLOCAL=1: as if every rank
 # sat on another node).
 foreach(executor host graph)

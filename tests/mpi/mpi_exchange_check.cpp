@@ -3,10 +3,12 @@
 // for every way the halos can travel: staged through copies or mapped memory, a rank's halos to
 // itself on the device or through MPI, under the graph executor both host-node lowerings, and
 // the kernels' segment and pointer tables inline in their parameters or in device memory.
-//   haloflow_mpi_check [--executor host|graph|streams|serial] [--transport mpi|nccl]
+//   haloflow_mpi_check [--executor host|graph|streams|serial] [--transport mpi|nccl|peer]
+//                      (peer: three frames, the owned cells changed before each, so that a
+//                      halo read from the wrong slot or before its flag shows)
 //   haloflow_mpi_check --transport nccl --expect-refusal 1   (ranks share a GPU: the nccl
 //                      transport must refuse with a message that says why)
-//   haloflow_mpi_check --skip-rank R --timeout S [--handoff host-node|proxy]
+//   haloflow_mpi_check --skip-rank R --timeout S [--handoff host-node|proxy] [--transport T]
 //                      (rank R never exchanges: the others must fail within S seconds, naming R)
 // Exit: 0 all good, 1 a failure, 77 GPU executor asked for without a GPU (ctest: skipped).
 
@@ -60,8 +62,10 @@ struct Variant {
 };
 
 std::string describe(const Variant& v) {
-  if (v.transport == Transport::nccl) {
-    return fmt::format("nccl, self {}", v.self_on_device ? "device" : "nccl");
+  if (v.transport != Transport::mpi) {
+    return fmt::format("{}, self {}{}", to_string(v.transport),
+                       v.self_on_device ? "device" : to_string(v.transport),
+                       v.inline_tables ? "" : ", device tables");
   }
   return fmt::format("{}, {}, self {}{}{}", to_string(v.handoff),
                      v.staging == Staging::mapped ? "mapped" : "copies",
@@ -72,6 +76,16 @@ std::string describe(const Variant& v) {
 
 std::vector<Variant> variants_for(ExecutorKind executor, Transport transport) {
   std::vector<Variant> variants;
+  if (transport == Transport::peer) {
+    for (const bool self_on_device : {true, false}) {
+      for (const bool inline_tables : {true, false}) {
+        variants.push_back({.transport = Transport::peer,
+                            .self_on_device = self_on_device,
+                            .inline_tables = inline_tables});
+      }
+    }
+    return variants;
+  }
   if (transport == Transport::nccl) {
     for (const bool self_on_device : {true, false}) {
       variants.push_back({.transport = Transport::nccl, .self_on_device = self_on_device});
@@ -108,9 +122,10 @@ std::string describe(const Config& c) {
 }
 
 // Exact in a double for these sizes; `set` tells two exchanges' fields apart.
-double encode(int set, int field, Index3 global) {
+double encode(int set, int field, Index3 global, int round = 0) {
   return 1.0 + set * 2.0 + field +
-         4.0 * static_cast<double>(global[0] + 1000 * (global[1] + 1000 * global[2]));
+         4.0 * static_cast<double>(global[0] + 1000 * (global[1] + 1000 * global[2])) +
+         0x1p32 * round;
 }
 
 struct RankFields {
@@ -118,9 +133,9 @@ struct RankFields {
   std::vector<double*> pointers;
 };
 
+// Owned cells encode their global index (and `round`), ghosts hold the poison.
 RankFields make_fields(const CartesianDecomposition& grid, const FieldLayout& layout, int set,
-                       Backend backend) {
-  RankFields fields;
+                       Backend backend, int round = 0, RankFields fields = {}) {
   const Index3 extent = layout.extent();
   const Index3 offset = grid.global_offset();
   const int g = layout.ghost_width;
@@ -137,21 +152,24 @@ RankFields make_fields(const CartesianDecomposition& grid, const FieldLayout& la
             global[a] = offset[a] + local[a] - g;
           }
           values[static_cast<std::size_t>(layout.offset(i, j, k))] =
-              owned ? encode(set, field, global) : kPoison;
+              owned ? encode(set, field, global, round) : kPoison;
         }
       }
     }
-    fields.buffers.emplace_back(Memory::device, values.size() * sizeof(double),
-                                fmt::format("set {} field {}", set, field), backend);
-    fields.buffers.back().upload(values.data(), values.size() * sizeof(double));
-    fields.pointers.push_back(fields.buffers.back().as<double>());
+    if (fields.buffers.size() == static_cast<std::size_t>(field)) {
+      fields.buffers.emplace_back(Memory::device, values.size() * sizeof(double),
+                                  fmt::format("set {} field {}", set, field), backend);
+      fields.pointers.push_back(fields.buffers.back().as<double>());
+    }
+    fields.buffers[static_cast<std::size_t>(field)].upload(values.data(),
+                                                           values.size() * sizeof(double));
   }
   return fields;
 }
 
 // What a cell must hold after the exchange: its own value, its mirror's, or still the poison.
 double expected(const Config& c, const Variant& v, const CartesianDecomposition& grid,
-                const FieldLayout& layout, int set, int field, Index3 local) {
+                const FieldLayout& layout, int set, int field, Index3 local, int round) {
   const int g = layout.ghost_width;
   const Index3 offset = grid.global_offset();
   int outside = 0;
@@ -171,11 +189,11 @@ double expected(const Config& c, const Variant& v, const CartesianDecomposition&
   // An x face ghost of a rank alone along a periodic x, left to the kernels: untouched.
   const bool alone_along_x = c.periodic && grid.process_grid()[0] == 1;
   if (v.x_left_to_kernels && alone_along_x && outside == 1 && outside_x) return kPoison;
-  return encode(set, field, global);
+  return encode(set, field, global, round);
 }
 
 long count_wrong(const Config& c, const Variant& v, const CartesianDecomposition& grid,
-                 const FieldLayout& layout, int set, const RankFields& fields) {
+                 const FieldLayout& layout, int set, const RankFields& fields, int round) {
   long wrong = 0;
   const Index3 extent = layout.extent();
   std::vector<double> values(static_cast<std::size_t>(layout.field_elements()));
@@ -185,7 +203,7 @@ long count_wrong(const Config& c, const Variant& v, const CartesianDecomposition
     for (std::int64_t k = 0; k < extent[2]; ++k) {
       for (std::int64_t j = 0; j < extent[1]; ++j) {
         for (std::int64_t i = 0; i < extent[0]; ++i) {
-          const double want = expected(c, v, grid, layout, set, field, {i, j, k});
+          const double want = expected(c, v, grid, layout, set, field, {i, j, k}, round);
           const double have = values[static_cast<std::size_t>(layout.offset(i, j, k))];
           if (have != want && wrong++ < 3) {
             std::fprintf(stderr,
@@ -263,9 +281,19 @@ long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm wo
   exchange_a.add_to(plan);
   exchange_b.add_to(plan);
   Frame frame(std::move(plan), executor, {.handoff = v.handoff});
-  frame.run();
-  return wrong_axes + count_wrong(c, v, grid, halo.layout, 0, first) +
-         count_wrong(c, v, grid, halo.layout, 1, second);
+  // The peer transport alternates slots and counts frames: several, each with new values.
+  const int rounds = v.transport == Transport::peer ? 3 : 1;
+  long wrong = wrong_axes;
+  for (int round = 0; round < rounds; ++round) {
+    if (round > 0) {
+      first = make_fields(grid, halo.layout, 0, backend, round, std::move(first));
+      second = make_fields(grid, halo.layout, 1, backend, round, std::move(second));
+    }
+    frame.run();
+    wrong += count_wrong(c, v, grid, halo.layout, 0, first, round) +
+             count_wrong(c, v, grid, halo.layout, 1, second, round);
+  }
+  return wrong;
 }
 
 int run_checks(ExecutorKind executor, Transport transport, int rank, int ranks) {
@@ -304,8 +332,8 @@ int run_checks(ExecutorKind executor, Transport transport, int rank, int ranks) 
 }
 
 // Rank `skip` never joins the exchange; every other rank must report it within `timeout`.
-int run_timeout(ExecutorKind executor, Handoff handoff, int rank, int ranks, int skip,
-                double timeout) {
+int run_timeout(ExecutorKind executor, Handoff handoff, Transport transport, int rank, int ranks,
+                int skip, double timeout) {
   DecompositionSpec spec;
   spec.dimensions = 1;
   spec.global_cells = {8L * ranks, 1, 1};
@@ -313,8 +341,9 @@ int run_timeout(ExecutorKind executor, Handoff handoff, int rank, int ranks, int
   const CartesianDecomposition grid(spec, ranks, rank);
   const HaloPlan halo = make_halo_plan(grid, Stencil{}, 1, kFields);
   auto fields = make_fields(grid, halo.layout, 0, backend_of(executor));
-  HaloExchange<double> exchange(halo, MPI_COMM_WORLD, {fields.pointers}, backend_of(executor),
-                                {.timeout = std::chrono::duration<double>(timeout)});
+  HaloExchange<double> exchange(
+      halo, MPI_COMM_WORLD, {fields.pointers}, backend_of(executor),
+      {.timeout = std::chrono::duration<double>(timeout), .transport = transport});
   FramePlan plan("timeout check");
   exchange.add_to(plan);
   Frame frame(std::move(plan), executor, {.handoff = handoff});
@@ -404,7 +433,8 @@ int main(int argc, char** argv) {
       }
     }
     if (skip >= 0) {
-      return run_timeout(*executor, *handoff, mpi.world_rank(), mpi.world_size(), skip, timeout);
+      return run_timeout(*executor, *handoff, *transport, mpi.world_rank(), mpi.world_size(), skip,
+                         timeout);
     }
     return run_checks(*executor, *transport, mpi.world_rank(), mpi.world_size());
   } catch (const std::exception& error) {

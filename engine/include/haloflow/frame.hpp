@@ -155,7 +155,7 @@ class Frame {
                                    const std::type_info& params) const;
   [[nodiscard]] KernelArgs& kernel_args(std::size_t index);
   void patched(std::size_t index);
-  void check_stream_work() const;
+  void check_nodes() const;
 
   struct State;
   std::unique_ptr<State> state_;

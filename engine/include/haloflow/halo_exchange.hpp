@@ -118,20 +118,26 @@ enum class Staging {
 
 //! \brief How halos travel between ranks.
 enum class Transport {
-  //! mpi for now: nccl is to become the default where every rank has its own GPU once the
-  //! two-GPU benchmark shows it faster (docs/benchmarks.md); until then nccl is asked for by name
+  //! peer where every rank's neighbours sit on its node, each on a GPU of its own that it can
+  //! reach (decided by all ranks together); else mpi. The host executor takes mpi (peer there is
+  //! asked for by name), and so do ranks that share a GPU, whose waiting kernels would take turns
+  //! on it. nccl is asked for by name until a two-node benchmark shows it faster.
   automatic,
   mpi,   //!< host-staged: pinned host buffers, MPI in the exchange's host node
   nccl,  //!< ncclSend/ncclRecv between device buffers, inside the frame's graph
+  //! Same-node neighbours, no host and no library in the frame: the sender's kernel stores each
+  //! halo into its receiver's memory (CUDA IPC; on the host executor an MPI shared-memory window)
+  //! and raises a flag; the receiver's kernel waits for the flags, with a deadline, and unpacks.
+  peer,
 };
 
-//! \brief "auto", "mpi" or "nccl".
+//! \brief "auto", "mpi", "nccl" or "peer".
 [[nodiscard]] std::string_view to_string(Transport transport);
 //! \brief Whether this build has the nccl transport.
 [[nodiscard]] bool nccl_available();
 //! \brief The NCCL this build uses ("NCCL 2.28.3 (built with 2.28.9)"), or why there is none.
 [[nodiscard]] std::string nccl_description();
-//! \brief Parses "auto", "mpi" or "nccl".
+//! \brief Parses "auto", "mpi", "nccl" or "peer".
 [[nodiscard]] std::optional<Transport> transport_from_string(std::string_view text);
 
 //! \brief How one HaloExchange names, tags and launches its nodes; the defaults suit one
@@ -179,11 +185,22 @@ struct ExchangeOptions {
   bool inline_tables = true;
 };
 
+//! \brief How the halos to one neighbour travel, and why: what a run's header prints.
+struct HaloRoute {
+  int peer = 0;                          //!< the neighbour's rank
+  std::string direction;                 //!< "+x"
+  Transport transport = Transport::mpi;  //!< never automatic
+  std::string
+      reason;  //!< "same node, same GPU (CUDA IPC)", "asked for", "rank 4 is on another node"
+};
+
 //! \brief The node names an exchange added, so later nodes can depend on them. A step the chain
 //! does not need is named by the node before it (with mapped staging `download` is the pack and
-//! `upload` the exchange; a rank whose only neighbour is itself has one node, "<name>.self",
-//! under every name), and with no neighbour all five are empty nodes: dependencies on any of the
-//! names always resolve.
+//! `upload` the exchange; with the peer transport the chain is two kernels, "<name>.pack" (which
+//! stores into the receivers and raises their flags) under the first three names and
+//! "<name>.unpack" (which waits for the flags); a rank whose only neighbour is itself has one node,
+//! "<name>.self", under every name), and with no neighbour all five are empty nodes: dependencies
+//! on any of the names always resolve.
 struct ExchangeNodes {
   std::string pack;      //!< "<name>.pack": the kernel that gathers the send boxes
   std::string download;  //!< "<name>.download": device send buffer to pinned host
@@ -269,6 +286,8 @@ class HaloExchange {
   //! its parameters (as chosen at construction: ExchangeOptions::inline_tables, and each table
   //! within kInlineHaloSegments or kInlineHaloFields); false when any reads a device table.
   [[nodiscard]] bool tables_inline() const;
+  //! \brief Per message to another rank (in plan order): how it travels and why.
+  [[nodiscard]] const std::vector<HaloRoute>& routes() const;
   //! \brief Messages that travel between ranks (those a rank copies to itself excluded).
   [[nodiscard]] std::size_t remote_messages() const;
   //! \brief The axes to cut the update along so that the interior reads no ghost that travels
@@ -285,6 +304,9 @@ class HaloExchange {
  private:
   void add_unpack(FramePlan& plan, const ExchangeNodes& names, const std::string& self_copy,
                   const LaunchShape& shape, std::size_t field_set);
+  void add_peer_nodes(FramePlan& plan, ExchangeNodes& names, const std::string& self_copy,
+                      const LaunchShape& shape, std::vector<std::string> after,
+                      std::size_t field_set);
 
   struct State;
   std::unique_ptr<State> state_;

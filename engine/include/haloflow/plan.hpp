@@ -78,6 +78,10 @@ struct KernelWork {
   //! kernel does not say. The plan refuses a launch that reaches fewer cells than it declares it
   //! writes.
   std::function<std::uint64_t(const LaunchShape&, const KernelArgs&)> reach;
+  //! Optional, as StreamWork::check: called after the frame has finished and before the next
+  //! launch; throws when the kernel reported a failure (the peer transport's receive kernel: a
+  //! halo that never came).
+  std::function<void()> check;
 };
 
 //! \brief A copy node's work: one contiguous copy between two views.
