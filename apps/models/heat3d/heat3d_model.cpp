@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "heat3d_report.hpp"
 #include "machine_fit.hpp"
@@ -18,6 +19,20 @@ namespace {
 
 constexpr std::int64_t kMaxAxis = std::int64_t{1} << 30;
 constexpr const char* kStepsPointer = "/heat3d/steps_per_frame";
+
+//! The most steps a frame can take on `ranks` (heat3d.cpp's process grid, MPI_Dims_create): ghosts
+//! k deep fit in the thinnest share along every axis (all periodic). At least 1, for the message.
+int steps_that_fit(const Index3& cells, int ranks) {
+  Coord3 grid{1, 1, 1};
+  try {
+    grid = balanced_process_grid(std::max(ranks, 1), 3, {});
+  } catch (const Error&) {
+    return 1;  // check_grid_fits reports the ranks that cannot be arranged
+  }
+  std::int64_t fit = kMostHeatStepsPerFrame;
+  for (std::size_t axis = 0; axis < 3; ++axis) fit = std::min(fit, cells[axis] / grid[axis]);
+  return static_cast<int>(std::max<std::int64_t>(fit, 1));
+}
 
 class Heat3dModel final : public Model {
  public:
@@ -105,9 +120,8 @@ class Heat3dModel final : public Model {
          .halo_depth = k,
          .periodic = {true, true, true},
          .depth_reason = k > 1 ? fmt::format("{} steps a frame ({} {})", k, kStepsPointer, k) : "",
-         .depth_advice = k > 1 ? "fewer steps a frame (/heat3d/steps_per_frame 1 to the shares' "
-                                 "cells)"
-                               : "",
+         .depth_advice =
+             k > 1 ? fmt::format("at most {}", steps_that_fit(cells, limits.ranks)) : "",
          .depth_pointer = k > 1 ? kStepsPointer : "",
          .depth_value = value},
         limits);
