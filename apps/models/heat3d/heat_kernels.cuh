@@ -124,13 +124,16 @@ template <class T>
 struct HeatSubStep {
   static HALOFLOW_HD void apply(std::size_t cell, CellBox box, HeatCoefficients<T> c, const T* u,
                                 T* u_new) {
+    // Two divisions per cell (a plane, then a row), not three.
     const auto index = static_cast<std::int64_t>(cell);
-    const std::int64_t x = box.x0 + index % box.nx;
-    const std::int64_t y = box.y0 + (index / box.nx) % box.ny;
-    const std::int64_t z = box.z0 + index / (box.nx * box.ny);
+    const std::int64_t plane = box.nx * box.ny;
+    const std::int64_t z = index / plane;
+    const std::int64_t in_plane = index - z * plane;
+    const std::int64_t y = in_plane / box.nx;
+    const std::int64_t x = in_plane - y * box.nx;
     const std::int64_t sy = box.stride_y;
     const std::int64_t sz = box.stride_z;
-    const std::int64_t i = x + y * sy + z * sz;
+    const std::int64_t i = (box.x0 + x) + (box.y0 + y) * sy + (box.z0 + z) * sz;
     u_new[i] = heat_value(u[i], u[i - 1], u[i + 1], u[i - sy], u[i + sy], u[i - sz], u[i + sz], c);
   }
 };
