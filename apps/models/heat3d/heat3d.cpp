@@ -183,6 +183,7 @@ class HeatStepping final : public SteppingState {
         owned_bytes_(static_cast<std::size_t>(owned_.volume()) * sizeof(T)) {
     // Frames of 1 to k steps, each for both parities, built and patched once: a frame before a
     // step the run must see (an output, a checkpoint, the end) takes fewer than k steps.
+    frames_.reserve(static_cast<std::size_t>(step_frame_.steps()));
     frames_.push_back({build_frame(0), build_frame(1)});
     for (int steps = 2; steps <= step_frame_.steps(); ++steps) {
       frames_.push_back({build_steps_frame(steps, 0), build_steps_frame(steps, 1)});
