@@ -63,3 +63,11 @@ haloflow_cli_test(heat3d_frame_steps_out_of_range
           --set heat3d.steps_per_frame=5
   LABELS host TIMEOUT 60
   PASS_REGEX "/heat3d/steps_per_frame: 5 is not allowed; expected an integer from 1 to 4")
+
+# The plan of a frame of 3 steps on 1, 2 and 4 ranks: the first sub-step split like the one-step
+# frame (its interior after the self copy, slabs after the unpack), the others in turn.
+haloflow_cli_test(heat3d_frame_steps_plan
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/heat3d_steps_frame_shape.sh ${MPIEXEC_EXECUTABLE}
+          ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow>
+          ${PROJECT_SOURCE_DIR}/json/cases/heat3d.json ${frame_steps_dir}/plan
+  LABELS host mpi TIMEOUT 120)
