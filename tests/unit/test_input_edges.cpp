@@ -67,6 +67,41 @@ std::string error_of(const std::function<void()>& step) {
 
 }  // namespace
 
+TEST_CASE(
+    "heat3d's steps_per_frame: ghosts k deep must fit every rank's share, all axes periodic") {
+  // 4 x 4 x 3 on one rank: z is its own neighbour, 3 cells deep, so 3 steps a frame and no more.
+  CHECK(
+      model_problems("heat3d", {{"nx", 4}, {"ny", 4}, {"nz", 3}, {"steps_per_frame", 3}}).empty());
+  const std::string deep =
+      joined(model_problems("heat3d", {{"nx", 4}, {"ny", 4}, {"nz", 3}, {"steps_per_frame", 4}}));
+  CAPTURE(deep);
+  CHECK(has(deep,
+            "/heat3d/steps_per_frame: 4 is not allowed on 1 rank: the process grid 1 x 1 x 1 "
+            "leaves a rank 3 cells along z (3 cells over 1 rank, periodic: its own neighbour), "
+            "fewer than the 4 ghost layers its halo exchange fills; expected at most 3, or "
+            "/heat3d/nz at least 4"));
+  // 10 cells along x over 4 ranks (2 x 2 x 1): shares of 5, so 4 fits; 5 cells along y over 2
+  // ranks leave one 2: the thinnest share decides.
+  CHECK(model_problems("heat3d", {{"nx", 10}, {"steps_per_frame", 4}}, 4).empty());
+  const std::string split = joined(
+      model_problems("heat3d", {{"nx", 16}, {"ny", 5}, {"nz", 16}, {"steps_per_frame", 3}}, 4));
+  CAPTURE(split);
+  CHECK(has(split,
+            "/heat3d/steps_per_frame: 3 is not allowed on 4 ranks: the process grid 2 x "
+            "2 x 1 leaves a rank 2 cells along y"));
+  CHECK(has(split, "expected at most 2, or /heat3d/ny at least 6"));
+  // Outside 1..4, and one step a frame on a grid of one cell per axis, as before.
+  CHECK(has(joined(model_problems("heat3d", {{"nx", 8}, {"steps_per_frame", 0}})),
+            "/heat3d/steps_per_frame: 0 is not allowed; expected an integer from 1 to 4"));
+  CHECK(model_problems("heat3d", {{"nx", 1}}).empty());
+  // A checkpoint's case leaves the steps a frame out: a restart may take them differently.
+  auto model = models::make_model("heat3d");
+  input::JsonFields fields("test");
+  model->read_section(fields, {{"nx", 8}, {"steps_per_frame", 2}}, "heat3d");
+  CHECK(model->resolved_section()["steps_per_frame"] == 2);
+  CHECK_FALSE(model->checkpoint_section().contains("steps_per_frame"));
+}
+
 TEST_CASE("jacobi2d's checks refuse every grid its halo plan would refuse, and only those") {
   // 3 x 3 on one rank: one computed row, periodic, and two steps a frame (asked for) exchange two
   // layers: refused at the setting, naming the ways out.

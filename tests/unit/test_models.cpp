@@ -48,6 +48,7 @@ TEST_CASE("each model's defaults live in its reader") {
   CHECK(heat["nx"] == 256);
   CHECK(heat["nz"] == 256);
   CHECK(heat["precision"] == "double");
+  CHECK(heat["steps_per_frame"] == 1);
   const auto euler = resolved_defaults("euler2d");
   CHECK(euler["case"] == "vortex");
   CHECK(euler["limiter"] == "vanleer");

@@ -1,15 +1,21 @@
 // heat3d on the engine: one frame per step (halo exchange of u, interior step in the bulk lane
 // after the ghosts a rank copies to itself, the boundary slabs along the axes whose halos travel
 // after the unpack; the walk keeps a wrapping x axis's ghosts itself), one executable frame per
-// parity of the step, so that the two buffers swap without patching.
+// parity of the step, so that the two buffers swap without patching. With k steps a frame
+// (steps_per_frame): ghosts k deep, one exchange, then k sub-steps over the regions a StepFrame
+// gives (haloflow/steps.hpp), each swapping the buffers, so that after n steps the field is where
+// one step a frame leaves it (u for even n).
 
 #include "heat3d.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <utility>
+#include <vector>
 
 #include "field_gather.hpp"
 #include "haloflow/bounded_mpi.hpp"
@@ -19,6 +25,7 @@
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/ranks.hpp"
+#include "haloflow/steps.hpp"
 #include "heat_kernels.hpp"
 #include "sine_mode.hpp"
 #include "timed_steps.hpp"
@@ -27,6 +34,7 @@ namespace haloflow::models {
 namespace {
 
 constexpr Stencil kStar{StencilShape::star, 1};
+constexpr const char* kStepsField = "/heat3d/steps_per_frame";
 
 //! nu dt sum 1/h^2: the explicit scheme is stable while this is at most 1/2.
 double diffusion_number(const HeatConfig& c, double dt) {
@@ -132,8 +140,14 @@ const HeatConfig& validated(const HeatConfig& config) {
   return config;
 }
 
-//! A heat3d run's state on this rank: u and u_new, the exchange, and one frame per parity of the
-//! step.
+//! The frame of `config.steps_per_frame` steps of the 7-point star on this rank of `grid`.
+//! \throws Error naming /heat3d/steps_per_frame when its ghosts do not fit the ranks' shares.
+StepFrame heat_step_frame(const HeatConfig& config, const CartesianDecomposition& grid) {
+  return {one_step(grid, kStar), config.steps_per_frame, kMostHeatStepsPerFrame, kStepsField};
+}
+
+//! A heat3d run's state on this rank: u and u_new, the exchange, and for each number of steps a
+//! frame can take (1 to steps_per_frame) one frame per parity of the step.
 template <class T>
 class HeatStepping final : public SteppingState {
  public:
@@ -141,7 +155,9 @@ class HeatStepping final : public SteppingState {
       : config_(validated(config)),
         communicator_(communicator),
         grid_(decompose(config, communicator)),
-        halo_(make_halo_plan(grid_, kStar, 1, 1)),
+        step_frame_(heat_step_frame(config, grid_)),
+        // One step a frame: the star one cell deep; k steps: a box k deep (exchange_stencil).
+        halo_(make_halo_plan(grid_, step_frame_.exchange_stencil(), step_frame_.ghost_depth(), 1)),
         layout_(halo_.layout),
         bytes_(static_cast<std::size_t>(layout_.field_elements()) * sizeof(T)),
         u_(Memory::device, bytes_, "heat3d u", backend_of(config.run.executor)),
@@ -149,7 +165,10 @@ class HeatStepping final : public SteppingState {
         mode_(config.cells, config.mode),
         // One rank along x (periodic): the walk writes the x ghosts itself (kernels::HeatKernel's
         // x images), so the exchange leaves them out, and the first step finds them filled here.
-        x_images_(config.run.self_on_device && grid_.process_grid()[0] == 1),
+        // Not with several steps a frame: their sub-steps read x ghosts k deep, which the
+        // exchange fills.
+        x_images_(config.run.self_on_device && grid_.process_grid()[0] == 1 &&
+                  step_frame_.steps() == 1),
         initial_(uploaded(initial_field())),
         exchange_(halo_, communicator, {{u_.as<T>()}, {u_new_.as<T>()}},
                   backend_of(config.run.executor),
@@ -160,23 +179,42 @@ class HeatStepping final : public SteppingState {
                    .name = "halo"}),
         dt_(time_step(config)),
         coefficients_{coefficient(0), coefficient(1), coefficient(2)},
-        even_(build_frame(0)),
-        odd_(build_frame(1)) {}
+        owned_(layout_.owned_box()),
+        owned_bytes_(static_cast<std::size_t>(owned_.volume()) * sizeof(T)) {
+    // Frames of 1 to k steps, each for both parities, built and patched once: a frame before a
+    // step the run must see (an output, a checkpoint, the end) takes fewer than k steps.
+    frames_.reserve(static_cast<std::size_t>(step_frame_.steps()));
+    frames_.push_back({build_frame(0), build_frame(1)});
+    for (int steps = 2; steps <= step_frame_.steps(); ++steps) {
+      frames_.push_back({build_steps_frame(steps, 0), build_steps_frame(steps, 1)});
+    }
+  }
 
-  int step(int step, int /*steps*/, int /*most*/, CUstream_st* stream) override {
-    (step % 2 == 0 ? even_ : odd_).launch(stream);
-    return 1;
+  // After n steps the field is in u for even n, in u_new for odd n, whatever frames took them:
+  // each sub-step swaps the buffers, so a frame starting at step n reads the set of n's parity.
+  int step(int step, int /*steps*/, int most, CUstream_st* stream) override {
+    const int taken = std::min(step_frame_.steps(), most);
+    frames_[static_cast<std::size_t>(taken - 1)][static_cast<std::size_t>(step % 2)].launch(stream);
+    return taken;
   }
 
   void settle() override {
-    even_.wait();
-    odd_.wait();
+    for (auto& pair : frames_) {
+      for (Frame& frame : pair) frame.wait();
+    }
   }
 
   void reset() override { load_initial(); }
 
-  std::vector<Frame*> frames() override { return {&even_, &odd_}; }
-  [[nodiscard]] const FramePlan* step_plan() const override { return &even_.plan(); }
+  std::vector<Frame*> frames() override {
+    std::vector<Frame*> all;
+    for (auto& pair : frames_) {
+      for (Frame& frame : pair) all.push_back(&frame);
+    }
+    return all;
+  }
+  // The frame the steady state runs: k steps.
+  [[nodiscard]] const FramePlan* step_plan() const override { return &frames_.back()[0].plan(); }
   [[nodiscard]] Coord3 process_grid() const override { return grid_.process_grid(); }
 
   [[nodiscard]] bool has_field() const override { return true; }
@@ -209,17 +247,20 @@ class HeatStepping final : public SteppingState {
 
   [[nodiscard]] bool saves_state() const override { return true; }
 
+  // A checkpoint holds the owned cells of u, then of u_new (x fastest), not the ghosts, whose
+  // depth depends on the steps a frame takes: so it restarts under any steps_per_frame. The
+  // exchange fills the ghosts before any step reads them; the x images are filled on restart.
   std::vector<unsigned char> save() override {
-    std::vector<unsigned char> state(2 * bytes_);
-    u_.download(state.data(), bytes_);
-    u_new_.download(state.data() + bytes_, bytes_);
+    std::vector<unsigned char> state(2 * owned_bytes_);
+    std::memcpy(state.data(), owned_values<T>(u_, layout_).data(), owned_bytes_);
+    std::memcpy(state.data() + owned_bytes_, owned_values<T>(u_new_, layout_).data(), owned_bytes_);
     return state;
   }
 
   void restart_at(int /*step*/, const std::vector<unsigned char>& state) override {
-    check_state_size("heat3d", state.size(), 2 * bytes_);
-    u_.upload(state.data(), bytes_);
-    u_new_.upload(state.data() + bytes_, bytes_);
+    check_state_size("heat3d", state.size(), 2 * owned_bytes_);
+    upload_owned(u_, state.data());
+    upload_owned(u_new_, state.data() + owned_bytes_);
   }
 
   //! What the run found after `steps` steps: the scheme's and the exact amplitude, the errors
@@ -227,6 +268,7 @@ class HeatStepping final : public SteppingState {
   void finish(int steps, HeatResult<T>& result) const {
     result.dt = dt_;
     result.final_time = dt_ * steps;
+    result.steps_per_frame = step_frame_.steps();
     const double cell_count = static_cast<double>(config_.cells[0]) *
                               static_cast<double>(config_.cells[1]) *
                               static_cast<double>(config_.cells[2]);
@@ -256,6 +298,12 @@ class HeatStepping final : public SteppingState {
     collectives.allreduce(&errors[1], &squares, 1, MPI_DOUBLE, MPI_SUM, "heat3d error's squares");
     result.error_max = largest;
     result.error_rms = std::sqrt(squares / cell_count);
+    // Every rank's redundant cells (collective), and their share of the frame's owned work.
+    std::int64_t redundant = step_frame_.redundant_cells();
+    collectives.allreduce(&redundant, &result.redundant_cells_per_frame, 1, MPI_INT64_T, MPI_SUM,
+                          "heat3d redundant cells");
+    result.redundant_fraction =
+        static_cast<double>(result.redundant_cells_per_frame) / (cell_count * step_frame_.steps());
     if (config_.run.gather) result.field = gather_global<T>(last, layout_, grid_, collectives);
   }
 
@@ -279,6 +327,22 @@ class HeatStepping final : public SteppingState {
   void load_initial() {
     u_.upload(initial_.data(), bytes_);
     u_new_.upload(initial_.data(), bytes_);
+  }
+
+  //! The owned cells at `from` (x fastest) into `field`, the ghosts zero but for the x images.
+  void upload_owned(Buffer& field, const unsigned char* from) {
+    std::vector<T> values(static_cast<std::size_t>(layout_.field_elements()), T(0));
+    std::size_t next = 0;
+    for (std::int64_t k = owned_.lo[2]; k < owned_.hi[2]; ++k) {
+      for (std::int64_t j = owned_.lo[1]; j < owned_.hi[1]; ++j) {
+        for (std::int64_t i = owned_.lo[0]; i < owned_.hi[0]; ++i, ++next) {
+          std::memcpy(&values[static_cast<std::size_t>(layout_.offset(i, j, k))],
+                      from + next * sizeof(T), sizeof(T));
+        }
+      }
+    }
+    if (x_images_) fill_x_images(layout_, values);
+    field.upload(values.data(), bytes_);
   }
 
   [[nodiscard]] T coefficient(int axis) const {
@@ -330,6 +394,65 @@ class HeatStepping final : public SteppingState {
     return frame;
   }
 
+  //! The part of `box` whose cells read no ghost that travels to this rank: within the owned box
+  //! less one cell along the axes whose halos travel, whole along the others (their ghosts are
+  //! the self copy's, in place before the part starts). split_box clamps it into `box`.
+  [[nodiscard]] Box before_halos(const Box& box) const {
+    Box inner = box;
+    const std::array<bool, 3> remote = exchange_.remote_axes();
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+      if (!remote[axis]) continue;
+      inner.lo[axis] = owned_.lo[axis] + 1;
+      inner.hi[axis] = std::max(owned_.hi[axis] - 1, inner.lo[axis]);
+    }
+    return inner;
+  }
+
+  // A frame of `steps` (2 to k) steps starting from field set `set`: the exchange (ghosts k deep,
+  // edges and corners too), then the sub-steps one after the other, sub-step s over the owned box
+  // grown by steps - s cells along the exchanged axes (StepFrame::computed), reading what the one
+  // before wrote: u and u_new swap at every sub-step, as they do between frames of one step. Each
+  // sub-step is per-cell kernels over its box; the first one's cells that read no travelling
+  // ghost run in the bulk lane while the halos travel (as the one-step frame's interior), the
+  // rest in slabs after the unpack.
+  Frame build_steps_frame(int steps, std::size_t set) {
+    const StepFrame frame_steps(one_step(grid_, kStar), steps, kMostHeatStepsPerFrame, kStepsField);
+    const std::array<Buffer*, 2> fields{&u_, &u_new_};
+    FramePlan plan(fmt::format("heat3d {} steps {}", steps, set == 0 ? "even" : "odd"),
+                   EdgeRule::strict);
+    plan.name_field(u_.as<const T>(), "u");
+    plan.name_field(u_new_.as<const T>(), "u_new");
+    const ExchangeNodes nodes = exchange_.add_to(plan, {}, set);
+    std::vector<std::string> done;  // the nodes of the sub-step before
+    const auto add_sub_step = [&](int s, const Box& box, NodeOptions options) {
+      if (box.empty()) return;
+      const T* from = fields[(set + static_cast<std::size_t>(s) - 1) % 2]->template as<const T>();
+      T* to = fields[(set + static_cast<std::size_t>(s)) % 2]->template as<T>();
+      const kernels::CellBox cell = cell_box(box, layout_);
+      options.access = {reads(from, grown(box, {1, 1, 1})), writes(to, box)};
+      plan.add_kernel(std::move(options), kernels::heat_sub_step_kernel<T>(),
+                      kernels::heat_sub_step_launch(cell), static_cast<std::size_t>(box.volume()),
+                      cell, coefficients_, from, to);
+    };
+    const Box first = frame_steps.computed(1, owned_);
+    const CellSplit cells = split_box(first, before_halos(first));
+    if (!cells.interior.empty()) done.emplace_back("sub-step.1.interior");
+    add_sub_step(1, cells.interior, {.name = "sub-step.1.interior", .after = nodes.after_self()});
+    for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
+      done.push_back(fmt::format("sub-step.1.boundary.{}", i));
+      add_sub_step(1, cells.boundary[i],
+                   {.name = done.back(), .lane = Lane::communication, .after = {nodes.unpack}});
+    }
+    for (int s = 2; s <= steps; ++s) {
+      std::string name = fmt::format("sub-step.{}", s);
+      add_sub_step(s, frame_steps.computed(s, owned_), {.name = name, .after = done});
+      done = {std::move(name)};
+    }
+    Frame frame(std::move(plan), config_.run.executor, config_.run.frame_options());
+    exchange_.use_field_set(frame, set);
+    return frame;
+  }
+
   //! Hands RunListener::sample the errors of `values` (this rank's owned u after `done` steps, at
   //! `time`) against the exact solution. Collective.
   void sample_errors(int done, double time, const std::vector<double>& values) const {
@@ -361,6 +484,7 @@ class HeatStepping final : public SteppingState {
   const HeatConfig& config_;
   MPI_Comm communicator_;
   const CartesianDecomposition grid_;
+  const StepFrame step_frame_;
   const HaloPlan halo_;
   const FieldLayout& layout_;
   const std::size_t bytes_;
@@ -372,8 +496,10 @@ class HeatStepping final : public SteppingState {
   HaloExchange<T> exchange_;
   const double dt_;
   const kernels::HeatCoefficients<T> coefficients_;
-  Frame even_;
-  Frame odd_;
+  const Box owned_;
+  const std::size_t owned_bytes_;
+  //! [steps - 1][parity of the first step]: the frames of 1 to k steps.
+  std::vector<std::array<Frame, 2>> frames_;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "haloflow/decomposition.hpp"
@@ -26,8 +27,16 @@ struct HeatConfig {
   //! nu dt sum_axis 1/h_axis^2 <= 1/2. (h^2 / (18 nu) on a cubic grid cancels the leading error
   //! terms of space and time against each other: avoid it when measuring the order.)
   double dt = 0;
+  //! Steps one frame takes, 1 to kMostHeatStepsPerFrame: with k, ghosts k deep, one halo exchange
+  //! a frame, then k sub-steps, the first ones also computing the ghost layers the later ones
+  //! read (haloflow::StepFrame). Every value is the same bits whatever k. A frame before a step
+  //! the run must see (an output, a checkpoint, the end) takes fewer steps.
+  int steps_per_frame = 1;
   RunOptions run;
 };
+
+//! The most steps a heat3d frame takes (HeatConfig::steps_per_frame).
+inline constexpr int kMostHeatStepsPerFrame = 4;
 
 //! bytes_per_step: read u + write u_new, 2 cells sizeof(T).
 template <class T>
@@ -41,6 +50,11 @@ struct HeatResult : StepMeasures {
   //! |g^N - exp(...)| times the largest |mode| on the grid: what error_max must be, to round-off.
   double predicted_error_max = 0;
   std::vector<T> field;  //!< rank 0, with `run.gather`: every cell, x fastest
+  int steps_per_frame = 1;
+  //! Cells computed outside the ranks' owned boxes in one frame of steps_per_frame steps, over
+  //! all ranks, and that over the owned cells those steps advance.
+  std::int64_t redundant_cells_per_frame = 0;
+  double redundant_fraction = 0;
 };
 
 //! \brief The time step a run of `config` takes: config.dt, or h_min^2 / (8 nu) when that is 0.

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "heat3d_report.hpp"
 #include "machine_fit.hpp"
@@ -17,6 +18,21 @@ namespace haloflow::models {
 namespace {
 
 constexpr std::int64_t kMaxAxis = std::int64_t{1} << 30;
+constexpr const char* kStepsPointer = "/heat3d/steps_per_frame";
+
+//! The most steps a frame can take on `ranks` (heat3d.cpp's process grid, MPI_Dims_create): ghosts
+//! k deep fit in the thinnest share along every axis (all periodic). At least 1, for the message.
+int steps_that_fit(const Index3& cells, int ranks) {
+  Coord3 grid{1, 1, 1};
+  try {
+    grid = balanced_process_grid(std::max(ranks, 1), 3, {});
+  } catch (const Error&) {
+    return 1;  // check_grid_fits reports the ranks that cannot be arranged
+  }
+  std::int64_t fit = kMostHeatStepsPerFrame;
+  for (std::size_t axis = 0; axis < 3; ++axis) fit = std::min(fit, cells[axis] / grid[axis]);
+  return static_cast<int>(std::max<std::int64_t>(fit, 1));
+}
 
 class Heat3dModel final : public Model {
  public:
@@ -25,7 +41,9 @@ class Heat3dModel final : public Model {
   void read_section(JsonFields& fields, const nlohmann::json& section,
                     const std::string& /*case_name*/) override {
     const std::string at = "/heat3d";
-    fields.only_keys(section, at, {"nx", "ny", "nz", "precision", "split", "nu", "mode", "dt"});
+    fields.only_keys(
+        section, at,
+        {"nx", "ny", "nz", "precision", "split", "nu", "mode", "dt", "steps_per_frame"});
     HeatConfig& c = settings_.config;
     c.cells[0] = fields.integer(section, at + "/nx", 256, 1, kMaxAxis);
     c.cells[1] = fields.integer(section, at + "/ny", c.cells[0], 1, kMaxAxis);
@@ -43,6 +61,8 @@ class Heat3dModel final : public Model {
     }
     c.mode = static_cast<int>(fields.integer(section, at + "/mode", 1, 1, 1000000));
     c.dt = fields.number(section, at + "/dt", 0, 0, 1e12);
+    c.steps_per_frame =
+        static_cast<int>(fields.integer(section, kStepsPointer, 1, 1, kMostHeatStepsPerFrame));
   }
 
   // nu dt sum 1/h^2 <= 1/2, with dt = h_min^2 / (8 nu) when the case leaves it at 0.
@@ -81,28 +101,53 @@ class Heat3dModel final : public Model {
     return {.field_samples = settings_.config.cells};
   }
 
+  // With k steps a frame the halo is k deep (heat3d.cpp's StepFrame): a grid too thin for it is
+  // refused at /heat3d/steps_per_frame, naming the k that fits.
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     const Index3& cells = settings_.config.cells;
-    bytes_per_rank_ = check_grid_fits(fields,
-                                      {.section = "/heat3d",
-                                       .dimensions = 3,
-                                       .values = cells,
-                                       .cells = cells,
-                                       .cells_per_rank = 1,
-                                       .ghost_cells = 2,
-                                       .fields = 2,  // u and u_new
-                                       .precision = settings_.precision},
-                                      limits);
+    const int k = settings_.config.steps_per_frame;
+    const std::string value = std::to_string(k);
+    bytes_per_rank_ = check_grid_fits(
+        fields,
+        {.section = "/heat3d",
+         .dimensions = 3,
+         .values = cells,
+         .cells = cells,
+         .cells_per_rank = 1,
+         .ghost_cells = 2 * k,
+         .fields = 2,  // u and u_new
+         .precision = settings_.precision,
+         .halo_depth = k,
+         .periodic = {true, true, true},
+         .depth_reason = k > 1 ? fmt::format("{} steps a frame ({} {})", k, kStepsPointer, k) : "",
+         .depth_advice =
+             k > 1 ? fmt::format("at most {}", steps_that_fit(cells, limits.ranks)) : "",
+         .depth_pointer = k > 1 ? kStepsPointer : "",
+         .depth_value = value},
+        limits);
   }
 
   [[nodiscard]] double bytes_per_rank() const override { return bytes_per_rank_; }
 
   [[nodiscard]] nlohmann::json resolved_section() const override {
     const HeatConfig& c = settings_.config;
-    return {{"nx", c.cells[0]}, {"ny", c.cells[1]},
-            {"nz", c.cells[2]}, {"precision", settings_.precision},
-            {"split", "3d"},    {"nu", c.nu},
-            {"mode", c.mode},   {"dt", c.dt}};
+    return {{"nx", c.cells[0]},
+            {"ny", c.cells[1]},
+            {"nz", c.cells[2]},
+            {"precision", settings_.precision},
+            {"split", "3d"},
+            {"nu", c.nu},
+            {"mode", c.mode},
+            {"dt", c.dt},
+            {"steps_per_frame", c.steps_per_frame}};
+  }
+
+  // A checkpoint holds the owned cells only, the same whatever steps a frame takes: a restart
+  // may take them differently.
+  [[nodiscard]] nlohmann::json checkpoint_section() const override {
+    nlohmann::json section = resolved_section();
+    section.erase("steps_per_frame");
+    return section;
   }
 
   [[nodiscard]] std::string sizes() const override {

@@ -28,6 +28,7 @@
 #include "haloflow/ranks.hpp"
 #include "haloflow/recorder.hpp"
 #include "haloflow/step_clock.hpp"
+#include "haloflow/steps.hpp"
 #include "haloflow/trace.hpp"
 #include "haloflow/trace_report.hpp"
 #include "haloflow/trace_writers.hpp"

@@ -1,0 +1,166 @@
+// Frames of k steps (haloflow/steps.hpp): the ghost depth, the exchange's stencil, the region each
+// sub-step computes, the redundant cells, and the refusals, on simulated ranks of a decomposition.
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "haloflow/decomposition.hpp"
+#include "haloflow/error.hpp"
+#include "haloflow/halo.hpp"
+#include "haloflow/steps.hpp"
+
+using namespace haloflow;
+
+namespace {
+
+constexpr Stencil kStar{StencilShape::star, 1};
+constexpr int kLimit = 4;
+constexpr const char* kField = "/heat3d/steps_per_frame";
+
+CartesianDecomposition decomposition(Index3 cells, Coord3 ranks, int rank,
+                                     std::array<Boundary, 3> boundary = {Boundary::periodic,
+                                                                         Boundary::periodic,
+                                                                         Boundary::periodic}) {
+  DecompositionSpec spec;
+  spec.dimensions = 3;
+  spec.global_cells = cells;
+  spec.process_grid = ranks;
+  spec.boundary = boundary;
+  return {spec, ranks[0] * ranks[1] * ranks[2], rank};
+}
+
+Box owned_at(Index3 lo, Index3 cells) {
+  return {.lo = lo, .hi = {lo[0] + cells[0], lo[1] + cells[1], lo[2] + cells[2]}};
+}
+
+bool inside(const Box& inner, const Box& outer) {
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    if (inner.lo[axis] < outer.lo[axis] || inner.hi[axis] > outer.hi[axis]) return false;
+  }
+  return true;
+}
+
+//! `box` grown by `by` along the axes marked in `axes`.
+Box grown_along(const Box& box, std::int64_t by, const std::array<bool, 3>& axes) {
+  Box out = box;
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    if (!axes[axis]) continue;
+    out.lo[axis] -= by;
+    out.hi[axis] += by;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("steps: one step a frame is the plain frame") {
+  const OneStep step = one_step(decomposition({10, 10, 10}, {1, 1, 1}, 0), kStar);
+  const StepFrame frame(step, 1, kLimit, kField);
+  CHECK(frame.ghost_depth() == 1);
+  CHECK(frame.exchange_stencil().shape == StencilShape::star);
+  CHECK(frame.exchange_stencil().radius == 1);
+  const Box owned = owned_at({1, 1, 1}, {10, 10, 10});
+  CHECK(frame.computed(1, owned) == owned);
+  CHECK(frame.redundant_cells() == 0);
+  CHECK(frame.redundant_fraction() == 0.0);
+}
+
+TEST_CASE("steps: k steps on one periodic rank grow every axis and exchange a box k deep") {
+  const OneStep step = one_step(decomposition({10, 10, 10}, {1, 1, 1}, 0), kStar);
+  CHECK(exchanged_axes(step) == std::array<bool, 3>{true, true, true});
+  const StepFrame frame(step, 3, kLimit, kField);
+  CHECK(frame.ghost_depth() == 3);
+  CHECK(frame.exchange_stencil().shape == StencilShape::box);
+  CHECK(frame.exchange_stencil().radius == 3);
+  const Box owned = owned_at({3, 3, 3}, {10, 10, 10});
+  CHECK(frame.computed(1, owned) == owned_at({1, 1, 1}, {14, 14, 14}));
+  CHECK(frame.computed(2, owned) == owned_at({2, 2, 2}, {12, 12, 12}));
+  CHECK(frame.computed(3, owned) == owned);
+  CHECK(frame.redundant_cells() == (14 * 14 * 14 - 1000) + (12 * 12 * 12 - 1000));
+  CHECK(frame.redundant_fraction() == doctest::Approx((2744.0 + 1728.0 - 2000.0) / 3000.0));
+}
+
+TEST_CASE("steps: every sub-step reads only cells the one before computed, or the ghosts") {
+  // Ranks along x and y, z periodic on one rank; radius 2 box stencil on some shapes.
+  for (const Stencil stencil : {kStar, Stencil{StencilShape::box, 2}}) {
+    for (int rank = 0; rank < 4; ++rank) {
+      const OneStep step = one_step(decomposition({17, 13, 9}, {2, 2, 1}, rank), stencil);
+      const int most = most_steps_per_frame(step, kLimit);
+      for (int k = 1; k <= most; ++k) {
+        CAPTURE(stencil.radius);
+        CAPTURE(rank);
+        CAPTURE(k);
+        const StepFrame frame(step, k, kLimit, kField);
+        const int depth = frame.ghost_depth();
+        const Box owned = owned_at({depth, depth, depth}, step.owned);
+        const Box ghosts = grown_along(owned, depth, frame.exchanged());
+        CHECK(inside(grown_along(frame.computed(1, owned), stencil.radius, frame.exchanged()),
+                     ghosts));
+        for (int s = 2; s <= k; ++s) {
+          CHECK(inside(grown_along(frame.computed(s, owned), stencil.radius, frame.exchanged()),
+                       frame.computed(s - 1, owned)));
+        }
+        CHECK(frame.computed(k, owned) == owned);
+      }
+    }
+  }
+}
+
+TEST_CASE("steps: no growth past a physical boundary or along an axis the stencil does not read") {
+  // x physical over 2 ranks, y periodic on one, z not read.
+  const Stencil stencil{StencilShape::star, 1, {1, 1, 0}};
+  const std::array<Boundary, 3> walls{Boundary::physical, Boundary::periodic, Boundary::periodic};
+  const OneStep low = one_step(decomposition({12, 6, 5}, {2, 1, 1}, 0, walls), stencil);
+  const OneStep high = one_step(decomposition({12, 6, 5}, {2, 1, 1}, 1, walls), stencil);
+  CHECK(exchanged_axes(low) == std::array<bool, 3>{true, true, false});
+  const StepFrame low_frame(low, 2, kLimit, kField);
+  const StepFrame high_frame(high, 2, kLimit, kField);
+  const Box owned = owned_at({2, 2, 2}, {6, 6, 5});
+  CHECK(low_frame.computed(1, owned) == Box{{2, 1, 2}, {9, 9, 7}});
+  CHECK(high_frame.computed(1, owned) == Box{{1, 1, 2}, {8, 9, 7}});
+  CHECK(low_frame.redundant_cells() == 7 * 8 * 5 - 6 * 6 * 5);
+}
+
+TEST_CASE("steps: ghosts deeper than the thinnest share are refused naming the field") {
+  // 7 cells over 2 ranks along x: shares of 4 and 3, so at most 3 steps of radius 1.
+  for (int rank = 0; rank < 2; ++rank) {
+    const OneStep step = one_step(decomposition({7, 8, 8}, {2, 1, 1}, rank), kStar);
+    CHECK(step.thinnest[0] == 3);
+    CHECK(most_steps_per_frame(step, kLimit) == 3);
+    CHECK_FALSE(step_frame_refusal(step, 3, kLimit, kField).has_value());
+    const auto refusal = step_frame_refusal(step, 4, kLimit, kField);
+    REQUIRE(refusal.has_value());
+    CHECK(*refusal ==
+          "/heat3d/steps_per_frame: 4 is not allowed on this process grid: 4 steps a frame of a "
+          "radius-1 stencil need ghosts 4 deep, and a rank owns 3 cells along x (the thinnest "
+          "share of 2 ranks); expected 1 to 3");
+    CHECK_THROWS_WITH_AS((void)StepFrame(step, 4, kLimit, kField), refusal->c_str(), Error);
+  }
+}
+
+TEST_CASE("steps: a periodic axis on one rank is its own neighbour and bounds k too") {
+  const OneStep step = one_step(decomposition({16, 2, 16}, {1, 1, 1}, 0), kStar);
+  CHECK(most_steps_per_frame(step, kLimit) == 2);
+  const auto refusal = step_frame_refusal(step, 3, kLimit, kField);
+  REQUIRE(refusal.has_value());
+  CHECK(refusal->find("a rank owns 2 cells along y (the thinnest share of 1 rank, periodic: its "
+                      "own neighbour); expected 1 to 2") != std::string::npos);
+}
+
+TEST_CASE("steps: k outside 1..limit is refused") {
+  const OneStep step = one_step(decomposition({16, 16, 16}, {1, 1, 1}, 0), kStar);
+  CHECK(step_frame_refusal(step, 0, kLimit, kField) ==
+        "/heat3d/steps_per_frame: 0 is not allowed; expected 1 to 4");
+  CHECK(step_frame_refusal(step, 5, kLimit, kField) ==
+        "/heat3d/steps_per_frame: 5 is not allowed; expected 1 to 4");
+}
+
+TEST_CASE("steps: computed() checks its arguments") {
+  const OneStep step = one_step(decomposition({8, 8, 8}, {1, 1, 1}, 0), kStar);
+  const StepFrame frame(step, 2, kLimit, kField);
+  const Box owned = owned_at({2, 2, 2}, {8, 8, 8});
+  CHECK_THROWS_AS((void)frame.computed(0, owned), Error);
+  CHECK_THROWS_AS((void)frame.computed(3, owned), Error);
+  CHECK_THROWS_AS((void)frame.computed(1, owned_at({2, 2, 2}, {8, 7, 8})), Error);
+}
