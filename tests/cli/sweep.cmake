@@ -82,6 +82,11 @@ haloflow_cli_test(cli_model_one_step_bytes
 haloflow_cli_test(cli_model_heat3d_bytes
   COMMAND haloflow_model heat3d --executor host --nx 8 --steps 2
   PASS_REGEX "bytes_per_step=8192 steps_per_pass=1 ")
+# euler2d RK3: the first stage reads and writes the 4 fields, two more read U as well (3 each),
+# the CFL monitor reads U: 9 x 4 x 16 x 16 doubles.
+haloflow_cli_test(cli_model_euler2d_bytes
+  COMMAND haloflow_model euler2d --executor host --nx 16 --ny 16 --steps 2
+  PASS_REGEX "bytes_per_step=73728 steps_per_pass=1 ")
 # The copy kernel's rates, what every benchmark script measures first (a GPU's; 77 without one).
 haloflow_cli_test(cli_model_measure_copy
   COMMAND haloflow_model --measure-copy LABELS gpu
