@@ -5,7 +5,9 @@
 // model's. The model's own flags (--nx, --cfl, ...) are aliases of --set MODEL.KEY=VALUE.
 //   mpiexec -n R haloflow_model jacobi2d|heat3d|euler2d [--set jacobi2d.nx=N ... --steps S
 //       --executor graph|streams|serial|host|auto --dump FILE --compare FILE --tolerance X]
-// Exit: 0 done, 1 an error or a failed --compare, 77 a GPU executor asked for without a GPU.
+//   haloflow_model --measure-copy     (the copy kernel's rates, what the benchmarks run first)
+// Exit: 0 done, 1 an error or a failed --compare, 77 a GPU executor (or --measure-copy) asked for
+// without a GPU.
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -25,6 +27,7 @@
 #include "case_file.hpp"
 #include "case_settings.hpp"
 #include "copy_bandwidth.hpp"
+#include "copy_kernel.hpp"
 #include "executors.hpp"
 #include "haloflow/bounded_mpi.hpp"
 #include "haloflow/device.hpp"
@@ -57,6 +60,9 @@ struct Flags {
   std::string self_exchange = "device";
   double timeout_s = 60;
   double copy_bandwidth = models::ReportOptions{}.copy_bandwidth;
+  double l2_copy_bandwidth = 0;
+  double l2_bytes = 0;
+  bool measure_copy = false;
   std::string dump;
   std::string compare;
   double tolerance = 0;
@@ -87,8 +93,7 @@ void section_flag(CLI::App& app, Flags& flags, const std::string& name, const ch
 }
 
 void add_flags(CLI::App& app, Flags& f) {
-  app.add_option("model", f.model, "jacobi2d, heat3d or euler2d")
-      ->required()
+  app.add_option("model", f.model, "jacobi2d, heat3d or euler2d (required but with --measure-copy)")
       ->check(CLI::IsMember({"jacobi2d", "heat3d", "euler2d"}));
   section_flag(app, f, "--nx", "nx", "cells along x (jacobi2d: 16384, heat3d: 256)");
   section_flag(app, f, "--ny", "ny", "cells along y (jacobi2d: rows, 2 of them copies)");
@@ -145,9 +150,19 @@ void add_flags(CLI::App& app, Flags& f) {
       ->check(finite_between(0.1, 86400))
       ->capture_default_str();
   app.add_option("--copy-bandwidth", f.copy_bandwidth,
-                 "bytes/s the fraction is reported against (default: measured on a GPU, none on "
-                 "the host executor)")
+                 "bytes/s of the copy kernel over DRAM the fraction and floors are taken against "
+                 "(default: measured on a GPU, none on the host executor)")
       ->check(finite_between(1, 1e15));
+  app.add_option("--l2-copy-bandwidth", f.l2_copy_bandwidth,
+                 "bytes/s of the copy kernel over buffers in the L2, the L2-resident floor's "
+                 "(with --copy-bandwidth; default: none)")
+      ->check(finite_between(1, 1e15));
+  app.add_option("--l2-bytes", f.l2_bytes,
+                 "the L2's size in bytes (with --copy-bandwidth; default: the GPU's)")
+      ->check(finite_between(1, 1e12));
+  app.add_flag("--measure-copy", f.measure_copy,
+               "measure the copy kernel's rates (DRAM, L2) on this GPU, print them with whether a "
+               "benchmark run here is comparable (at least 3.8 TB/s), and exit");
   app.add_option("--dump", f.dump, "rank 0 writes the global field here (raw values, x fastest)");
   app.add_option("--compare", f.compare, "compare the global field with this raw file");
   app.add_option("--tolerance", f.tolerance, "largest |difference| --compare accepts")
@@ -245,8 +260,27 @@ int finish_field(const Flags& f, const models::ModelResult& result, int rank) {
   return status;
 }
 
+// The copy kernel's rates a GPU run is compared with: the flags' where --copy-bandwidth is given
+// (a benchmark measures them once, first), else measured now on this machine, never another's.
+models::CopyRates report_rates(const Flags& f, ExecutorKind executor) {
+  if (executor == ExecutorKind::host) return {};
+  if (f.copy_bandwidth <= 0) return models::measure_copy_rates();
+  return {.dram_Bps = f.copy_bandwidth,
+          .l2_Bps = f.l2_copy_bandwidth,
+          .l2_bytes = f.l2_bytes > 0 ? f.l2_bytes : models::l2_cache_bytes()};
+}
+
+// --measure-copy: rank 0 measures and prints the rates; 77 without a GPU.
+int measure_copy(const haloflow::MpiSession& mpi, bool have_gpu) {
+  if (mpi.world_rank() != 0) return have_gpu ? 0 : 77;
+  const models::CopyRates rates = models::measure_copy_rates();
+  fmt::print("{}\n{}\n", models::copy_rates_line(rates), models::copy_rates_figures(rates).line());
+  return have_gpu ? 0 : 77;
+}
+
 int run(Flags& f, const haloflow::MpiSession& mpi) {
   const bool have_gpu = haloflow::place_rank_on_device(MPI_COMM_WORLD).device >= 0;
+  if (f.measure_copy) return measure_copy(mpi, have_gpu);
   haloflow::cases::CaseFile c;
   try {
     c = read_case(f, mpi.world_size());
@@ -281,11 +315,10 @@ int run(Flags& f, const haloflow::MpiSession& mpi) {
   options.measure_overlap = f.overlap;
   const auto result = model.run_steps(options, MPI_COMM_WORLD);
   if (mpi.world_rank() == 0) {
-    // The fraction against this machine's copy, never another's.
-    const double bandwidth = f.copy_bandwidth > 0             ? f.copy_bandwidth
-                             : executor != ExecutorKind::host ? models::measure_copy_bandwidth()
-                                                              : 0;
-    const std::string report = result->report({.copy_bandwidth = bandwidth});
+    const models::CopyRates rates = report_rates(f, executor);
+    const std::string report = result->report({.copy_bandwidth = rates.dram_Bps,
+                                               .l2_copy_bandwidth = rates.l2_Bps,
+                                               .l2_bytes = rates.l2_bytes});
     std::fputs(report.c_str(), stdout);
   }
   return finish_field(f, *result, mpi.world_rank());
@@ -300,6 +333,7 @@ int main(int argc, char** argv) {
   add_flags(app, flags);
   try {
     app.parse(argc, argv);
+    if (flags.model.empty() && !flags.measure_copy) throw CLI::RequiredError("model");
   } catch (const CLI::ParseError& error) {
     return app.exit(error);
   }

@@ -33,11 +33,17 @@ struct MachineLimits {
   double memory_gib = 16;
 };
 
-//! How a result is shown: the copy bandwidth the achieved bandwidth is a fraction of.
+//! How a result is shown: the copy kernel's rates the achieved bandwidth and the floors are
+//! taken against (bandwidth_floors.hpp).
 struct ReportOptions {
-  //! Bytes/s read + written by a device-to-device copy on this machine (measured: see
-  //! copy_bandwidth.hpp); 0: none, and no fraction is shown (a CPU run, or not measured).
+  //! Bytes/s read + written by the copy kernel over buffers far larger than the L2 on this
+  //! machine (measured: see copy_bandwidth.hpp); 0: none, and no fraction is shown (a CPU run, or
+  //! not measured).
   double copy_bandwidth = 0;
+  //! The same kernel over two buffers that fit in the L2 together; 0: not measured.
+  double l2_copy_bandwidth = 0;
+  //! The L2's size in bytes; 0: unknown (no step is taken to be L2-resident).
+  double l2_bytes = 0;
 };
 
 //! The global field rank 0 gathered (RunOptions::gather): float or double values, x fastest.

@@ -80,8 +80,13 @@ def report_problems(results, path):
     fraction = run.get("fraction_of_copy_bandwidth")
     if run.get("executor") == "host" and (copy is not None or fraction is not None):
         problems.append(f"a host-executor run compared with a copy bandwidth ({copy})")
-    if (copy is None) != (fraction is None) or (copy is not None and not copy > 0):
+    above = run.get("above_copy_bandwidth")
+    # A fraction wherever there is a copy bandwidth, but none above it (no percentage above what
+    # was measured), and never above 1.
+    if (copy is None) != (fraction is None and not above) or (copy is not None and not copy > 0):
         problems.append(f"copy bandwidth {copy} and fraction {fraction} disagree")
+    if fraction is not None and (above or not 0 < fraction <= 1):
+        problems.append(f"fraction {fraction} of the copy bandwidth with above={above}")
     model = results.get("model", {}).get("result", {}).get("model")
     section = results.get(model) or {}
     if model == "jacobi2d":

@@ -72,8 +72,25 @@ foreach(model_spelling "set|--set jacobi2d.nx=64 --set jacobi2d.ny=32 --set run.
   separate_arguments(spelling_args UNIX_COMMAND "${spelling_args}")
   haloflow_cli_test(cli_model_${spelling_name}
     COMMAND haloflow_model jacobi2d --executor host ${spelling_args}
-    PASS_REGEX "steps=7 .*bytes_per_step=16384 .*final_norm=2.717838753e-01")
+    PASS_REGEX "steps=7 .*bytes_per_step=8192 steps_per_pass=2 .*final_norm=2.717838753e-01")
 endforeach()
+# Bytes a step physically moves: a frame of one step reads a and writes a_new each step (16384 B
+# at 64 x 32 float), one of two steps once for both (above, 8192 B); heat3d and euler2d one step.
+haloflow_cli_test(cli_model_one_step_bytes
+  COMMAND haloflow_model jacobi2d --executor host --nx 64 --ny 32 --steps 7 --steps-per-frame 1
+  PASS_REGEX "read a \\+ write a_new\\); achieved.*bytes_per_step=16384 steps_per_pass=1 ")
+haloflow_cli_test(cli_model_heat3d_bytes
+  COMMAND haloflow_model heat3d --executor host --nx 8 --steps 2
+  PASS_REGEX "bytes_per_step=8192 steps_per_pass=1 ")
+# euler2d RK3: the first stage reads and writes the 4 fields, two more read U as well (3 each),
+# the CFL monitor reads U: 9 x 4 x 16 x 16 doubles.
+haloflow_cli_test(cli_model_euler2d_bytes
+  COMMAND haloflow_model euler2d --executor host --nx 16 --ny 16 --steps 2
+  PASS_REGEX "bytes_per_step=73728 steps_per_pass=1 ")
+# The copy kernel's rates, what every benchmark script measures first (a GPU's; 77 without one).
+haloflow_cli_test(cli_model_measure_copy
+  COMMAND haloflow_model --measure-copy LABELS gpu
+  PASS_REGEX "copy kernel: DRAM [0-9.]+ TB/s, L2 [0-9.]+ TB/s .*result: copy_dram_Bps=[0-9.e+]+ copy_l2_Bps=[0-9.e+]+ l2_bytes=[0-9]+ comparable=(yes|no)")
 haloflow_cli_test(cli_model_set_refused
   COMMAND haloflow_model heat3d --executor host --set heat3d.nu=-1
   PASS_REGEX "haloflow_model heat3d \\(its flags as a case\\) with --set heat3d.nu=-1: 1 problem:.*/heat3d/nu: -1 is not allowed")

@@ -50,8 +50,8 @@ struct NormSample {
   double value = 0;  //!< sqrt of the global sum of (a_new - a)^2 over the computed cells
 };
 
-//! bytes_per_step: what one step must move, read a + write a_new: 2 nx ny sizeof(T) (the whole
-//! arrays, as the reference counts them).
+//! bytes_per_step: what one step moves, read a + write a_new: 2 nx ny sizeof(T) (the whole
+//! arrays, as the reference counts them) a pass, over steps_per_pass (2 with two-step frames).
 template <class T>
 struct JacobiResult : StepMeasures {
   std::vector<NormSample> norms;

@@ -1,14 +1,20 @@
 #pragma once
 //! \file
-//! \brief The machine's device copy bandwidth, measured: what a run's achieved bandwidth is a
-//! fraction of (the reports' "% of the measured copy bandwidth"). Only a GPU has one.
+//! \brief The machine's copy rates, measured by a copy kernel: what a run's achieved bandwidth is
+//! a fraction of and what its floors are taken at (bandwidth_floors.hpp). Only a GPU has them.
+
+#include "bandwidth_floors.hpp"
 
 namespace haloflow::models {
 
-//! \brief Bytes per second read and written by a device-to-device copy of 256 MiB on the current
-//! device: a graph frame of consecutive copies, the fastest of several launches. 0 without a GPU
-//! (the host executor's runs show no fraction). Takes a few tens of milliseconds.
+//! \brief The copy kernel's rates on the current device: bytes read + written a second over two
+//! 256 MiB buffers (DRAM) and over two buffers of a quarter of the L2 each (L2-resident), each a
+//! graph frame of consecutive copies back and forth, the fastest of several launches; and the
+//! L2's size. All 0 without a GPU. Takes a few tens of milliseconds.
 //! \throws Error when the device cannot allocate the buffers or a copy fails.
+[[nodiscard]] CopyRates measure_copy_rates();
+
+//! \brief measure_copy_rates().dram_Bps alone (the L2 not measured); 0 without a GPU.
 [[nodiscard]] double measure_copy_bandwidth();
 
 }  // namespace haloflow::models

@@ -119,7 +119,13 @@ struct StepTimes : haloflow::StepTimes {
 struct StepMeasures {
   Coord3 process_grid{1, 1, 1};
   StepTimes times;
-  double bytes_per_step = 0;  //!< what one step must move (the model's report says what)
+  //! What one step physically moves, all ranks (the model's report says what): a k-step frame
+  //! reads and writes each array once for its k steps, so it moves a pass's bytes over k.
+  double bytes_per_step = 0;
+  int steps_per_pass = 1;  //!< k: the steps one pass over memory takes (k-step frames)
+  //! Bytes of the arrays a step touches, all ranks (whether a rank's fit in the L2); 0: one pass's
+  //! bytes (bytes_per_step x steps_per_pass), right where a pass reads and writes each array once.
+  double working_set = 0;
 };
 
 }  // namespace haloflow::models

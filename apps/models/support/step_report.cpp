@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "haloflow/mpi_session.hpp"
@@ -50,13 +51,16 @@ std::string times_lines(const StepSummary& run, const ReportOptions& options) {
         1e6 * o.frame_s, 1e6 * o.interior_s, 1e6 * o.communication_s, 100 * o.hidden);
   }
   const double bandwidth = run.bytes_per_step / t.median_step_s;
-  text += fmt::format("bytes per step: {:.4g} GB ({}); achieved {:.3f} TB/s, {:.3f} TB/s per rank",
-                      1e-9 * run.bytes_per_step, run.what_moves, 1e-12 * bandwidth,
-                      1e-12 * bandwidth / run.ranks);
-  const double copy = comparable_bandwidth(run, options);
-  if (copy > 0) {
-    text += fmt::format(" = {:.1f} % of the measured copy bandwidth {:.2f} TB/s\n",
-                        100 * bandwidth / run.ranks / copy, 1e-12 * copy);
+  const std::string passes =
+      run.steps_per_pass > 1 ? fmt::format(", one pass per {} steps", run.steps_per_pass) : "";
+  text +=
+      fmt::format("bytes per step: {:.4g} GB ({}{}); achieved {:.3f} TB/s, {:.3f} TB/s per rank",
+                  1e-9 * run.bytes_per_step, run.what_moves, passes, 1e-12 * bandwidth,
+                  1e-12 * bandwidth / run.ranks);
+  const CopyRates rates = comparable_rates(run, options);
+  if (rates.dram_Bps > 0) {
+    text += bandwidth_words(bandwidth / run.ranks, step_traffic(run), rates) + "\n";
+    text += floors_line(step_floors(step_traffic(run), rates), t.median_step_s);
   } else {
     text += run.executor == ExecutorKind::host
                 ? " (the host executor: no device copy bandwidth to compare with)\n"
@@ -65,13 +69,55 @@ std::string times_lines(const StepSummary& run, const ReportOptions& options) {
   return text;
 }
 
-double comparable_bandwidth(const StepSummary& run, const ReportOptions& options) {
-  return run.executor == ExecutorKind::host ? 0 : std::max(options.copy_bandwidth, 0.0);
+StepTraffic step_traffic(const StepSummary& run) {
+  return {.bytes_per_step = run.bytes_per_step,
+          .steps_per_pass = run.steps_per_pass,
+          .working_set = run.working_set,
+          .ranks = run.ranks};
+}
+
+CopyRates comparable_rates(const StepSummary& run, const ReportOptions& options) {
+  if (run.executor == ExecutorKind::host || options.copy_bandwidth <= 0) return {};
+  return {.dram_Bps = options.copy_bandwidth,
+          .l2_Bps = std::max(options.l2_copy_bandwidth, 0.0),
+          .l2_bytes = std::max(options.l2_bytes, 0.0)};
+}
+
+Figures floor_figures(const StepSummary& run, const ReportOptions& options) {
+  Figures figures;
+  const CopyRates rates = comparable_rates(run, options);
+  if (rates.dram_Bps <= 0) return figures;
+  const StepFloors floors = step_floors(step_traffic(run), rates);
+  figures.add("copy_dram_Bps", rates.dram_Bps, "{:.6e}")
+      .add("floor_one_step_dram_s", floors.one_step_dram_s, "{:.9f}");
+  if (floors.k_step_dram_s > 0) figures.add("floor_k_step_dram_s", floors.k_step_dram_s, "{:.9f}");
+  if (floors.l2_s > 0) {
+    figures.add("copy_l2_Bps", rates.l2_Bps, "{:.6e}").add("floor_l2_s", floors.l2_s, "{:.9f}");
+  }
+  figures.add("floor_s", floors.own(), "{:.9f}");
+  const double per_rank = run.bytes_per_step / run.times.median_step_s / run.ranks;
+  if (const auto fraction = dram_fraction(per_rank, rates)) {
+    figures.add("dram_fraction", *fraction, "{:.4f}");
+  } else {
+    figures.add(
+        "above_dram_copy",
+        std::string(fits_in_l2(step_traffic(run), rates) ? "l2_resident" : "not_l2_resident"));
+  }
+  return figures;
+}
+
+std::string benchmark_line(const StepSummary& run, Figures figures, const ReportOptions& options) {
+  return figures.add(floor_figures(run, options)).line();
 }
 
 nlohmann::json run_json(const StepSummary& run, const ReportOptions& options) {
   const double bandwidth = run.bytes_per_step / run.times.median_step_s;
-  const double copy = comparable_bandwidth(run, options);
+  const CopyRates rates = comparable_rates(run, options);
+  const std::optional<double> fraction = dram_fraction(bandwidth / run.ranks, rates);
+  const StepFloors floors = step_floors(step_traffic(run), rates);
+  const auto number_or_null = [](double value) {
+    return value > 0 ? nlohmann::json(value) : nlohmann::json();
+  };
   nlohmann::json grid = nlohmann::json::array();
   for (int axis = 0; axis < run.dimensions; ++axis) {
     grid.push_back(run.process_grid[static_cast<std::size_t>(axis)]);
@@ -84,12 +130,21 @@ nlohmann::json run_json(const StepSummary& run, const ReportOptions& options) {
           {"steps", run.steps},
           {"warmup", run.warmup},
           {"bytes_per_step", run.bytes_per_step},
+          {"steps_per_pass", run.steps_per_pass},
+          {"working_set_per_rank_bytes", rank_working_set(step_traffic(run))},
           {"what_moves", run.what_moves},
           {"achieved_Bps", bandwidth},
           {"achieved_per_rank_Bps", bandwidth / run.ranks},
-          {"copy_bandwidth_Bps", copy > 0 ? nlohmann::json(copy) : nlohmann::json()},
-          {"fraction_of_copy_bandwidth",
-           copy > 0 ? nlohmann::json(bandwidth / run.ranks / copy) : nlohmann::json()}};
+          {"copy_bandwidth_Bps", number_or_null(rates.dram_Bps)},
+          {"l2_copy_bandwidth_Bps", number_or_null(rates.l2_Bps)},
+          {"l2_bytes", number_or_null(rates.l2_bytes)},
+          // No fraction above what was measured: null, and above_copy_bandwidth says so.
+          {"fraction_of_copy_bandwidth", fraction ? nlohmann::json(*fraction) : nlohmann::json()},
+          {"above_copy_bandwidth", rates.dram_Bps > 0 && !fraction},
+          {"floors_s",
+           {{"one_step_dram", number_or_null(floors.one_step_dram_s)},
+            {"k_step_dram", number_or_null(floors.k_step_dram_s)},
+            {"l2_resident", number_or_null(floors.l2_s)}}}};
 }
 
 SpokenRun::SpokenRun(RunListener& command, Header header, Line line, bool samples)
@@ -155,6 +210,7 @@ Figures step_figures(const StepSummary& run) {
       .add("p99_step_s", t.p99_step_s, "{:.9f}")
       .add("max_step_s", t.max_step_s, "{:.9f}")
       .add("bytes_per_step", run.bytes_per_step, "{:.0f}")
+      .add("steps_per_pass", static_cast<long long>(run.steps_per_pass))
       .add("bandwidth_Bps", run.bytes_per_step / t.median_step_s, "{:.6e}");
   if (t.overlap.measured) {
     figures.add("overlap_frame_s", t.overlap.frame_s, "{:.9f}")
@@ -181,7 +237,9 @@ nlohmann::json overlap_us(const OverlapTimes& overlap) {
 
 void add_step_results(nlohmann::json& results, const StepSummary& run, const Figures& figures,
                       const ReportOptions& options) {
-  results["model"] = {{"exit_status", 0}, {"result", figures.json()}};
+  Figures all = figures;
+  all.add(floor_figures(run, options));
+  results["model"] = {{"exit_status", 0}, {"result", all.json()}};
   results["run"] = run_json(run, options);
   results["step_time_us"] = step_percentiles_us(run.times);
   if (run.times.overlap.measured) results["overlap"] = overlap_us(run.times.overlap);

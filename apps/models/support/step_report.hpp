@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "bandwidth_floors.hpp"
 #include "figures.hpp"
 #include "haloflow/decomposition.hpp"
 #include "haloflow/frame.hpp"
@@ -45,27 +46,44 @@ inline void take_measurements(StepSummary& summary, const StepMeasures& measured
 //! "float, 2 ranks as 1 x 2, host executor, 100 steps (0 warm-up)".
 [[nodiscard]] std::string describe_run(const StepSummary& run);
 
-//! The time per step, the overlap (when measured) and the bandwidth, a line each.
+//! The time per step, the overlap (when measured), the bandwidth against the copy kernel's rates
+//! (no percentage above them, bandwidth_words) and the floors of each mode, a line each.
 [[nodiscard]] std::string times_lines(const StepSummary& run, const ReportOptions& options);
 
 //! The benchmark line's common figures: model, precision, executor, ranks, steps, the times,
-//! bytes_per_step, bandwidth_Bps, and the overlap's when measured; a model appends its own.
+//! bytes_per_step, steps_per_pass, bandwidth_Bps, and the overlap's when measured; a model appends
+//! its own (benchmark_line adds the floors).
 [[nodiscard]] Figures step_figures(const StepSummary& run);
 
-//! results.json's entries of a stepping run: "model" (its `figures` as "result"), "run"
-//! (run_json), the per-step percentiles ("step_time_us", microseconds) and, when measured,
+//! results.json's entries of a stepping run: "model" (its `figures` and floor_figures as "result"),
+//! "run" (run_json), the per-step percentiles ("step_time_us", microseconds) and, when measured,
 //! "overlap".
 void add_step_results(nlohmann::json& results, const StepSummary& run, const Figures& figures,
                       const ReportOptions& options);
 
 //! results.json's "run": how it ran (precision, executor, ranks, process grid, steps, warm-up)
-//! and what it moved (bytes per step, achieved bandwidth, and its fraction of the copy bandwidth
-//! when there is one to compare with: null on the host executor or without a measurement).
+//! and what it moved (bytes per step, steps a pass, a rank's working set, achieved bandwidth, the
+//! copy kernel's rates, the floors of each mode, and the fraction of the DRAM copy rate when there
+//! is one to compare with and the run is below it: null on the host executor, without a
+//! measurement or above it, when above_copy_bandwidth says which).
 [[nodiscard]] nlohmann::json run_json(const StepSummary& run, const ReportOptions& options);
 
-//! The copy bandwidth a run's fraction is taken against: options.copy_bandwidth for a GPU
-//! executor, 0 (none) for the host executor or when none was measured.
-[[nodiscard]] double comparable_bandwidth(const StepSummary& run, const ReportOptions& options);
+//! What a step moves, as the floors take it.
+[[nodiscard]] StepTraffic step_traffic(const StepSummary& run);
+
+//! The copy kernel's rates a run is compared with: `options`' for a GPU executor with a DRAM rate
+//! measured, none (all 0) for the host executor or when none was measured.
+[[nodiscard]] CopyRates comparable_rates(const StepSummary& run, const ReportOptions& options);
+
+//! The benchmark line's figures of the comparison, when there is a DRAM rate: copy_dram_Bps,
+//! floor_one_step_dram_s, floor_k_step_dram_s (k > 1), copy_l2_Bps and floor_l2_s (L2-resident),
+//! floor_s (the run's own mode), and dram_fraction (at most 1) or above_dram_copy (l2_resident
+//! or not_l2_resident).
+[[nodiscard]] Figures floor_figures(const StepSummary& run, const ReportOptions& options);
+
+//! "result: ..." with `figures` (a model's) and then floor_figures.
+[[nodiscard]] std::string benchmark_line(const StepSummary& run, Figures figures,
+                                         const ReportOptions& options);
 
 //! A stepping model's lines said as the run goes, through the command's listener: when that wants
 //! lines, started() says header(process grid) and sample() says line(sample) whenever that gives
@@ -114,7 +132,8 @@ class SteppedRun : public ModelResult {
     return opening() + closing(options);
   }
   [[nodiscard]] std::string closing(const ReportOptions& options) const final {
-    return own_closing() + times_lines(summary_, options) + figures().line() + "\n";
+    return own_closing() + times_lines(summary_, options) +
+           benchmark_line(summary_, figures(), options) + "\n";
   }
   void add_to(nlohmann::json& results, const ReportOptions& options) const final {
     add_step_results(results, summary_, figures(), options);
