@@ -174,17 +174,17 @@ void add_checkpoints(const std::filesystem::path& out, std::filesystem::file_tim
   written.add(files);
 }
 
-// The copy bandwidth a GPU run's fraction is taken against, measured on rank 0's device after
-// the run (its memory free again); 0 on a machine without a GPU.
-double copy_bandwidth(bool have_gpu) {
-  if (!have_gpu) return 0;
+// The copy rates (DRAM and L2) a GPU run's fractions and floors are taken against, measured on
+// rank 0's device after the run (its memory free again); none on a machine without a GPU.
+models::CopyRates copy_rates(bool have_gpu) {
+  if (!have_gpu) return {};
   try {
-    return models::measure_copy_bandwidth();
+    return models::measure_copy_rates();
   } catch (const Error& error) {
     outputs::print_out(fmt::format(
         "haloflow: the copy bandwidth could not be measured ({}); no fraction is shown\n",
         error.what()));
-    return 0;
+    return {};
   }
 }
 
@@ -286,7 +286,10 @@ CaseRun run_case_in_session(const RunFlags& flags, MpiSession& mpi) {
       const auto result = c.model->run(request, MPI_COMM_WORLD);
       const std::string failure = result->failure();
       if (root) {
-        const models::ReportOptions report_options{.copy_bandwidth = copy_bandwidth(have_gpu)};
+        const models::CopyRates rates = copy_rates(have_gpu);
+        const models::ReportOptions report_options{.copy_bandwidth = rates.dram_Bps,
+                                                   .l2_copy_bandwidth = rates.l2_Bps,
+                                                   .l2_bytes = rates.l2_bytes};
         results["machine"]["copy_bandwidth_Bps"] =
             report_options.copy_bandwidth > 0 ? nlohmann::json(report_options.copy_bandwidth)
                                               : nlohmann::json();

@@ -16,9 +16,9 @@
 
 namespace haloflow::models {
 
-//! The most steps one frame of any model takes (jacobi2d's two-step sweep): a run of N frames
-//! needs at most N times this many steps.
-inline constexpr int kMostStepsPerFrame = 2;
+//! The most steps one frame of any model takes (heat3d's steps_per_frame, up to 4): a run of N
+//! frames needs at most N times this many steps.
+inline constexpr int kMostStepsPerFrame = 4;
 
 struct RunOptions {
   ExecutorKind executor = ExecutorKind::graph;
