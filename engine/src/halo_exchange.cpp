@@ -422,16 +422,19 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
                     "on the CPU); use the mpi transport, or auto",
                     s.context));
   }
+  int ranks = 1;
+  HALOFLOW_MPI(MPI_Comm_size(s.communicator, &ranks), s.context);
+  std::string reason = "asked for";
+  if (s.options.transport == Transport::automatic) {
+    reason = backend == Backend::cpu ? "auto: the host executor takes mpi (peer when asked for)"
+                                     : "auto: one rank, its halos to itself";
+  }
   for (const RemoteMessage& r : s.remote) {
     s.routes.push_back({.peer = r.message->peer,
                         .direction = direction_name(r.message->direction),
                         .transport = s.transport,
-                        .reason = s.options.transport == Transport::automatic
-                                      ? "auto: one rank, or the host executor (peer by name)"
-                                      : "asked for"});
+                        .reason = reason});
   }
-  int ranks = 1;
-  HALOFLOW_MPI(MPI_Comm_size(s.communicator, &ranks), s.context);
   if (s.options.transport == Transport::peer ||
       (s.options.transport == Transport::automatic && backend == Backend::cuda && ranks > 1)) {
     s.set_up_peer(s.communicator, sizeof(T));
@@ -702,6 +705,14 @@ void HaloExchange<T>::add_peer_nodes(FramePlan& plan, ExchangeNodes& names,
   names.download = names.pack;
   names.exchange = names.pack;
   names.upload = names.pack;
+  // A block per block_size elements, up to the usual few: every block of the send counts itself
+  // done with an atomic and every block of the receive waits for the flags, so a small halo
+  // should not take hundreds of blocks.
+  const auto blocks_for = [&](std::int64_t elements) {
+    const std::int64_t wanted = (elements + shape.block.x - 1) / shape.block.x;
+    return LaunchShape::fixed(
+        static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, shape.grid.x)), shape.block.x);
+  };
   plan.name_field(s.sent_token(), s.options.name + " (halos sent)");
   std::vector<Access> sent = s.field_accesses(field_set, true);
   sent.push_back(writes(s.sent_token(), buffer_cells(1)));
@@ -709,8 +720,8 @@ void HaloExchange<T>::add_peer_nodes(FramePlan& plan, ExchangeNodes& names,
                    .lane = Lane::communication,
                    .after = std::move(after),
                    .access = std::move(sent)},
-                  detail::peer_send_kernel<T>(), shape, s.pack_count(), s.peer_send_list,
-                  s.table(field_set), s.peer_send());
+                  detail::peer_send_kernel<T>(), blocks_for(s.send_elements), s.pack_count(),
+                  s.peer_send_list, s.table(field_set), s.peer_send());
   std::vector<std::string> received_after = {names.pack};
   if (!self_copy.empty()) received_after.push_back(self_copy);
   std::vector<Access> received = s.field_accesses(field_set, false);
@@ -720,8 +731,8 @@ void HaloExchange<T>::add_peer_nodes(FramePlan& plan, ExchangeNodes& names,
                    .lane = Lane::communication,
                    .after = std::move(received_after),
                    .access = std::move(received)},
-                  detail::peer_receive_kernel<T>(), shape, s.unpack_count(), s.receive_list,
-                  s.table(field_set), s.peer_receive());
+                  detail::peer_receive_kernel<T>(), blocks_for(s.receive_elements),
+                  s.unpack_count(), s.receive_list, s.table(field_set), s.peer_receive());
   std::get<KernelWork>(plan.node(plan.nodes().size() - 1).work).check = [state = state_.get()] {
     state->check_peer();
   };

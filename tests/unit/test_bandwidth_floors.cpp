@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "bandwidth_floors.hpp"
 #include "step_report.hpp"
@@ -206,4 +207,19 @@ TEST_CASE("the host executor is compared with no copy rate") {
   CHECK(json["copy_bandwidth_Bps"].is_null());
   CHECK(json["fraction_of_copy_bandwidth"].is_null());
   CHECK(json["above_copy_bandwidth"] == false);
+}
+
+TEST_CASE("the run header's halo line: one neighbour's directions that travel alike together") {
+  using haloflow::HaloRoute;
+  using haloflow::Transport;
+  const std::vector<HaloRoute> routes = {
+      {.peer = 1, .direction = "-y", .transport = Transport::peer, .reason = "same GPU (CUDA IPC)"},
+      {.peer = 1, .direction = "+y", .transport = Transport::peer, .reason = "same GPU (CUDA IPC)"},
+      {.peer = 2,
+       .direction = "+x",
+       .transport = Transport::mpi,
+       .reason = "rank 2 is on another node"}};
+  CHECK(haloflow::models::halo_routes_line(routes) ==
+        "halos of this rank: peer to rank 1 (-y, +y): same GPU (CUDA IPC); mpi to rank 2 (+x): "
+        "rank 2 is on another node\n");
 }

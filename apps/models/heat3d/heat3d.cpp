@@ -307,6 +307,8 @@ class HeatStepping final : public SteppingState {
     if (config_.run.gather) result.field = gather_global<T>(last, layout_, grid_, collectives);
   }
 
+  [[nodiscard]] std::vector<HaloRoute> halo_routes() const override { return exchange_.routes(); }
+
  private:
   [[nodiscard]] std::vector<T> initial_field() const {
     std::vector<T> initial(static_cast<std::size_t>(layout_.field_elements()), T(0));

@@ -354,6 +354,8 @@ class JacobiStepping final : public SteppingState {
                             BoundedCollectives(communicator_, config_.run.exchange_timeout));
   }
 
+  [[nodiscard]] std::vector<HaloRoute> halo_routes() const override { return exchange_.routes(); }
+
  private:
   static std::size_t kind_index(jacobi::FrameKind kind) { return static_cast<std::size_t>(kind); }
 

@@ -1,6 +1,7 @@
 #include "step_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
@@ -24,6 +25,32 @@ StepSummary summary_before_run(std::string model, std::string precision, const R
   summary.dimensions = dimensions;
   summary.what_moves = std::move(what_moves);
   return summary;
+}
+
+std::string halo_routes_line(const std::vector<HaloRoute>& routes) {
+  struct Group {
+    const HaloRoute* first = nullptr;
+    std::vector<std::string> directions;
+  };
+  std::vector<Group> groups;
+  for (const HaloRoute& route : routes) {
+    const auto same = std::ranges::find_if(groups, [&](const Group& group) {
+      return group.first->peer == route.peer && group.first->transport == route.transport &&
+             group.first->reason == route.reason;
+    });
+    if (same == groups.end()) {
+      groups.push_back({&route, {route.direction}});
+    } else {
+      same->directions.push_back(route.direction);
+    }
+  }
+  std::vector<std::string> parts;
+  for (const Group& group : groups) {
+    parts.push_back(fmt::format("{} to rank {} ({}): {}", to_string(group.first->transport),
+                                group.first->peer, fmt::join(group.directions, ", "),
+                                group.first->reason));
+  }
+  return fmt::format("halos of this rank: {}\n", fmt::join(parts, "; "));
 }
 
 std::string describe_run(const StepSummary& run) {

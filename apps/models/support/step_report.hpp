@@ -55,6 +55,11 @@ inline void take_measurements(StepSummary& summary, const StepMeasures& measured
 //! its own (benchmark_line adds the floors).
 [[nodiscard]] Figures step_figures(const StepSummary& run);
 
+//! The run header's line on how this rank's halos travel: "halos of this rank: peer to rank 1
+//! (+y, -y): same node, same GPU (CUDA IPC)", the directions of one neighbour that travel alike
+//! said together.
+[[nodiscard]] std::string halo_routes_line(const std::vector<HaloRoute>& routes);
+
 //! results.json's entries of a stepping run: "model" (its `figures` and floor_figures as "result"),
 //! "run" (run_json), the per-step percentiles ("step_time_us", microseconds) and, when measured,
 //! "overlap".

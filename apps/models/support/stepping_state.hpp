@@ -9,6 +9,7 @@
 
 #include "haloflow/decomposition.hpp"
 #include "haloflow/frame.hpp"
+#include "haloflow/halo_exchange.hpp"
 #include "haloflow/plan.hpp"
 
 struct CUstream_st;
@@ -39,6 +40,9 @@ class SteppingState {
   //! The plan of the model's plain step frame (without optional work such as a norm), for
   //! RunOptions::measure_overlap; null: not measured. Its kernels' parameters as they are.
   [[nodiscard]] virtual const FramePlan* step_plan() const { return nullptr; }
+  //! How this rank's halos travel to each neighbour, and why (HaloExchange::routes): the run's
+  //! header says it. Empty for a model without an exchange.
+  [[nodiscard]] virtual std::vector<HaloRoute> halo_routes() const { return {}; }
   //! The model's process grid, for RunListener::started.
   [[nodiscard]] virtual Coord3 process_grid() const { return {1, 1, 1}; }
 

@@ -14,6 +14,7 @@
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/overlap.hpp"
 #include "haloflow/step_clock.hpp"
+#include "step_report.hpp"
 #include "stop_signals.hpp"
 
 namespace haloflow::models {
@@ -96,6 +97,10 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, Stepping
     model.reset();
   }
   listener.started(model.process_grid());
+  if (wants.lines) {
+    const auto routes = model.halo_routes();
+    if (!routes.empty()) listener.say(halo_routes_line(routes));
+  }
   const bool outputs_field = wants.fields && model.has_field();
   if (outputs_field) model.output(first);
   collectives.barrier("starting the timed steps");
