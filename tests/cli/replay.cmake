@@ -73,6 +73,37 @@ foreach(replay_model jacobi2d heat3d euler2d seed)
     endif()
   endforeach()
 endforeach()
+# Replays with the halos stored peer to peer, 2 ranks: on the host executor through a shared
+# window (CI), on the graph executor through CUDA IPC; the receive kernel's wait is part of the
+# unpack node the recording shows.
+foreach(replay_model jacobi2d heat3d euler2d)
+  foreach(executor host graph)
+    set(replay_run ${CMAKE_CURRENT_BINARY_DIR}/replay_peer_${executor}_${replay_model})
+    set(peer_replay_labels host mpi peer)
+    set(peer_replay_command ${model_mpiexec} 2)
+    if(executor STREQUAL "graph")
+      set(peer_replay_labels gpu mpi peer)
+      set(peer_replay_command bash ${CMAKE_CURRENT_SOURCE_DIR}/on_gpu.sh ${model_mpiexec} 2)
+    endif()
+    haloflow_cli_test(cli_replay_peer_${executor}_${replay_model}
+      COMMAND ${peer_replay_command} $<TARGET_FILE:haloflow> replay
+              ${PROJECT_SOURCE_DIR}/json/cases/${replay_model}.json --executor ${executor}
+              --transport peer --frames 3 --trace ${replay_run}_trace.json --timeline
+              ${replay_run}_timeline.svg --report ${replay_run}_report.json --force
+      LABELS ${peer_replay_labels} TIMEOUT 120
+      FIXTURES_SETUP replay_peer_${executor}_${replay_model}
+      PASS_REGEX "replay of '[^']*' on the ${executor} executor, 2 ranks: 3 frames.*recording costs .*halo.unpack.*wrote .*_report.json")
+    if(HALOFLOW_PYTHON3)
+      haloflow_cli_test(replay_peer_${executor}_${replay_model}_outputs
+        COMMAND ${HALOFLOW_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/check_replay_outputs.py
+                ${replay_run}_trace.json ${replay_run}_timeline.svg ${replay_run}_report.json
+                --ranks 2
+        LABELS ${peer_replay_labels}
+        FIXTURES_REQUIRED replay_peer_${executor}_${replay_model}
+        PASS_REGEX "check_replay_outputs: 2 rank\\(s\\), 3 frames each.*: ok")
+    endif()
+  endforeach()
+endforeach()
 # The seed runs on one rank: a replay under mpiexec -n 2 is refused by the case reader, once.
 haloflow_cli_test(cli_replay_seed_two_ranks RANKS 2
   COMMAND $<TARGET_FILE:haloflow> replay ${test_cases}/seed_small.json --executor host
