@@ -22,6 +22,9 @@ struct PeerAddress {
   std::int32_t flag = 0;           //!< the message's flag in the receiver's mailbox
   std::int64_t offset = 0;         //!< elements from the receiver's slot 0 to the message
   std::int64_t slot_elements = 0;  //!< the receiver's elements per slot
+  //! 0 when the receiver could not share its mailbox (no CUDA IPC on its platform): every rank
+  //! then falls back together (auto) or refuses together (peer asked for).
+  std::int32_t usable = 1;
 };
 
 //! Completes `requests` (one per message: receives first, then sends) within `timeout`, or names
@@ -134,6 +137,59 @@ struct PeerMailbox::State {
   }
 };
 
+namespace {
+
+// Whether one message can travel peer to peer, and why (the run header prints it either way).
+struct Verdict {
+  bool peer = false;
+  std::string reason;
+};
+Verdict route_verdict(const PeerMailbox::State& s, const PeerMessage& message,
+                      const PeerAddress& told, const PeerAddress& mine, int node_rank,
+                      const std::string& unusable, PeerMailbox::Want want) {
+  if (node_rank == MPI_UNDEFINED) {
+    return {false, fmt::format("rank {} is on another node", message.peer)};
+  }
+  if (s.backend == Backend::cpu) return {true, "same node (MPI shared-memory window)"};
+  if (!unusable.empty()) return {false, unusable};
+  if (told.usable == 0) {
+    return {false,
+            fmt::format("rank {} cannot share its mailbox (no CUDA IPC there)", message.peer)};
+  }
+  if (auto why = why_device_unreachable(told.device, s.context); !why.empty()) {
+    return {false, std::move(why)};
+  }
+  if (std::strcmp(told.device.bus_id, mine.device.bus_id) != 0) {
+    return {true, fmt::format("same node, GPU {} (CUDA IPC, peer access)", told.device.bus_id)};
+  }
+  if (want == PeerMailbox::Want::required) return {true, "same node, same GPU (CUDA IPC)"};
+  return {false, fmt::format("rank {} shares this GPU, where the waiting kernels of two "
+                             "processes take turns (peer only when asked for by name)",
+                             message.peer)};
+}
+
+// The neighbour's mailbox in this process: its part of the shared window, this rank's own
+// mailbox (it cannot be opened through IPC), or the neighbour's, mapped once per rank.
+std::byte* mailbox_of(PeerMailbox::State& s, int peer, int rank, const PeerAddress& told,
+                      int node_rank) {
+  if (s.backend == Backend::cpu) {
+    MPI_Aint size = 0;
+    int unit = 0;
+    void* shared = nullptr;
+    HALOFLOW_MPI(MPI_Win_shared_query(s.window, node_rank, &size, &unit, &shared), s.context);
+    return static_cast<std::byte*>(shared);
+  }
+  if (peer == rank) return s.mailbox;
+  auto found = s.mapped.find(peer);
+  if (found == s.mapped.end()) {
+    const std::string what = fmt::format("{}: the mailbox of rank {}", s.context, peer);
+    found = s.mapped.emplace(peer, open_ipc_handle(told.ipc, what)).first;
+  }
+  return static_cast<std::byte*>(found->second);
+}
+
+}  // namespace
+
 PeerMailbox::PeerMailbox(MPI_Comm communicator, Backend backend, std::vector<PeerMessage> messages,
                          std::size_t element_size, std::int64_t receive_elements, Want want,
                          std::chrono::duration<double> timeout, std::string context)
@@ -160,6 +216,7 @@ PeerMailbox::PeerMailbox(MPI_Comm communicator, Backend backend, std::vector<Pee
       static_cast<MPI_Aint>(2 * receive_elements) * static_cast<MPI_Aint>(element_size);
   PeerAddress mine;
   mine.slot_elements = receive_elements;
+  std::string unusable;  // why this rank's own mailbox cannot be shared, if it cannot
   if (backend == Backend::cpu) {
     void* base = nullptr;
     HALOFLOW_MPI(MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, s.node, &base, &s.window),
@@ -167,13 +224,20 @@ PeerMailbox::PeerMailbox(MPI_Comm communicator, Backend backend, std::vector<Pee
     s.mailbox = static_cast<std::byte*>(base);
     std::memset(s.mailbox, 0, static_cast<std::size_t>(bytes));
   } else {
-    s.device_mailbox = Buffer(Memory::device, static_cast<std::size_t>(bytes),
-                              s.context + " peer mailbox", backend);
-    const std::vector<std::byte> zeros(static_cast<std::size_t>(bytes));
-    s.device_mailbox.upload(zeros.data(), zeros.size());
-    s.mailbox = static_cast<std::byte*>(s.device_mailbox.data());
-    mine.ipc = ipc_handle_of(s.mailbox, s.context + " peer mailbox");
-    mine.device = current_device_address(s.context);
+    // A platform without CUDA IPC (MIG, some containers) must not stop the exchange: the set-up
+    // goes on, telling the neighbours, so that every rank decides alike below.
+    try {
+      s.device_mailbox = Buffer(Memory::device, static_cast<std::size_t>(bytes),
+                                s.context + " peer mailbox", backend);
+      const std::vector<std::byte> zeros(static_cast<std::size_t>(bytes));
+      s.device_mailbox.upload(zeros.data(), zeros.size());
+      s.mailbox = static_cast<std::byte*>(s.device_mailbox.data());
+      mine.ipc = ipc_handle_of(s.mailbox, s.context + " peer mailbox");
+      mine.device = current_device_address(s.context);
+    } catch (const std::exception& error) {
+      mine.usable = 0;
+      unusable = fmt::format("this rank's mailbox cannot be shared: {}", error.what());
+    }
   }
 
   // Each receiver tells its sender where the message goes; tags as the messages' own.
@@ -194,29 +258,23 @@ PeerMailbox::PeerMailbox(MPI_Comm communicator, Backend backend, std::vector<Pee
   }
   if (!messages.empty()) wait_bounded(requests, messages, timeout, s.context);
 
-  // How each message can travel, decided from both ends' addresses.
+  // How each message can travel, decided from both ends' addresses, and where it goes (the
+  // neighbour's mailbox mapped now, so that a failure to map it is agreed on like the others).
   int possible = 1;
+  std::vector<std::byte*> bases(messages.size(), nullptr);
   for (std::size_t m = 0; m < messages.size(); ++m) {
     PeerRoute route{.peer = messages[m].peer, .direction = messages[m].direction};
-    if (on_node[m] == MPI_UNDEFINED) {
-      route.reason = fmt::format("rank {} is on another node", route.peer);
-    } else if (backend == Backend::cpu) {
-      route.peer_transport = true;
-      route.reason = "same node (MPI shared-memory window)";
-    } else if (const auto why = why_device_unreachable(told[m].device, s.context); !why.empty()) {
-      route.reason = why;
-    } else if (std::strcmp(told[m].device.bus_id, mine.device.bus_id) == 0) {
-      route.peer_transport = want == Want::required;
-      route.reason = want == Want::required
-                         ? std::string("same node, same GPU (CUDA IPC)")
-                         : fmt::format(
-                               "rank {} shares this GPU, where the waiting kernels of two "
-                               "processes take turns (peer only when asked for by name)",
-                               route.peer);
-    } else {
-      route.peer_transport = true;
+    try {
+      Verdict verdict = route_verdict(s, messages[m], told[m], mine, on_node[m], unusable, want);
+      route.peer_transport = verdict.peer;
+      route.reason = std::move(verdict.reason);
+      if (route.peer_transport) {
+        bases[m] = mailbox_of(s, messages[m].peer, rank, told[m], on_node[m]);
+      }
+    } catch (const std::exception& error) {
+      route.peer_transport = false;
       route.reason =
-          fmt::format("same node, GPU {} (CUDA IPC, peer access)", told[m].device.bus_id);
+          fmt::format("the mailbox of rank {} cannot be reached: {}", route.peer, error.what());
     }
     if (!route.peer_transport) possible = 0;
     s.routes.push_back(std::move(route));
@@ -257,26 +315,7 @@ PeerMailbox::PeerMailbox(MPI_Comm communicator, Backend backend, std::vector<Pee
   }
 
   for (std::size_t m = 0; m < messages.size(); ++m) {
-    std::byte* base = nullptr;
-    if (backend == Backend::cpu) {
-      MPI_Aint size = 0;
-      int unit = 0;
-      void* shared = nullptr;
-      HALOFLOW_MPI(MPI_Win_shared_query(s.window, on_node[m], &size, &unit, &shared), s.context);
-      base = static_cast<std::byte*>(shared);
-    } else if (messages[m].peer == rank) {
-      base = s.mailbox;  // its own mailbox cannot be opened through IPC
-    } else {
-      auto found = s.mapped.find(messages[m].peer);
-      if (found == s.mapped.end()) {
-        found = s.mapped
-                    .emplace(messages[m].peer,
-                             open_ipc_handle(told[m].ipc, fmt::format("{}: the mailbox of rank {}",
-                                                                      s.context, messages[m].peer)))
-                    .first;
-      }
-      base = static_cast<std::byte*>(found->second);
-    }
+    std::byte* const base = bases[m];
     s.targets.push_back(
         {.slot = base + kPeerSlotsOffset + static_cast<std::size_t>(told[m].offset) * element_size,
          .slot_elements = told[m].slot_elements,
