@@ -81,9 +81,11 @@ foreach(replay_model jacobi2d heat3d euler2d)
     set(replay_run ${CMAKE_CURRENT_BINARY_DIR}/replay_peer_${executor}_${replay_model})
     set(peer_replay_labels host mpi peer)
     set(peer_replay_command ${model_mpiexec} 2)
+    set(peer_replay_check)
     if(executor STREQUAL "graph")
       set(peer_replay_labels gpu mpi peer)
       set(peer_replay_command bash ${CMAKE_CURRENT_SOURCE_DIR}/on_gpu.sh ${model_mpiexec} 2)
+      set(peer_replay_check bash ${CMAKE_CURRENT_SOURCE_DIR}/on_gpu.sh)
     endif()
     haloflow_cli_test(cli_replay_peer_${executor}_${replay_model}
       COMMAND ${peer_replay_command} $<TARGET_FILE:haloflow> replay
@@ -95,9 +97,9 @@ foreach(replay_model jacobi2d heat3d euler2d)
       PASS_REGEX "replay of '[^']*' on the ${executor} executor, 2 ranks: 3 frames.*recording costs .*halo.unpack.*wrote .*_report.json")
     if(HALOFLOW_PYTHON3)
       haloflow_cli_test(replay_peer_${executor}_${replay_model}_outputs
-        COMMAND ${HALOFLOW_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/check_replay_outputs.py
-                ${replay_run}_trace.json ${replay_run}_timeline.svg ${replay_run}_report.json
-                --ranks 2
+        COMMAND ${peer_replay_check} ${HALOFLOW_PYTHON3}
+                ${CMAKE_CURRENT_SOURCE_DIR}/check_replay_outputs.py ${replay_run}_trace.json
+                ${replay_run}_timeline.svg ${replay_run}_report.json --ranks 2
         LABELS ${peer_replay_labels}
         FIXTURES_REQUIRED replay_peer_${executor}_${replay_model}
         PASS_REGEX "check_replay_outputs: 2 rank\\(s\\), 3 frames each.*: ok")
