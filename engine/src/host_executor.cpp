@@ -55,12 +55,19 @@ class HostExecutor final : public Executor {
       return;
     }
     dependencies_ = plan_.dependencies();
-    // Host nodes (the exchange) keep their insertion order among themselves: another rank meets
-    // them in that order, and a rank that waited in the second while its peer waits in the first
-    // would never return.
+    // Nodes that wait for other ranks keep their insertion order among themselves: host nodes
+    // (the mpi exchange) and kernels with a check (the peer transport's receive, which waits for
+    // its neighbours' flags). Another rank meets them in that order, and a rank that waited in
+    // the second while its peer waits in the first would wait for ever (or, for the peer
+    // transport, until its deadline).
+    const auto waits_for_ranks = [&](std::size_t i) {
+      const Node& node = plan_.node(i);
+      const auto* kernel = std::get_if<KernelWork>(&node.work);
+      return node.kind() == NodeKind::host || (kernel != nullptr && kernel->check);
+    };
     std::size_t previous_host = plan_.nodes().size();
     for (std::size_t i = 0; i < plan_.nodes().size(); ++i) {
-      if (plan_.node(i).kind() != NodeKind::host) continue;
+      if (!waits_for_ranks(i)) continue;
       if (previous_host < i) dependencies_[i].push_back(previous_host);
       previous_host = i;
     }
