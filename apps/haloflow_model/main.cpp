@@ -107,7 +107,8 @@ void add_flags(CLI::App& app, Flags& f) {
   section_flag(app, f, "--steps-per-frame", "steps_per_frame",
                "jacobi2d: 2 takes two steps in one sweep (ghosts two deep), 1 one, auto two where "
                "every rank owns two cells along each axis with a neighbour, else one (default "
-               "auto); heat3d: 1 to 4, ghosts that deep and one exchange a frame (default 1)");
+               "auto); heat3d: 1 to 4, ghosts that deep and one exchange a frame, or auto (the "
+               "fastest k measured before the run; default 1)");
   section_flag(app, f, "--precision", "precision",
                "float or double (jacobi2d: float, heat3d: double)");
   section_flag(app, f, "--split", "split", "jacobi2d: 1d (rows over ranks) or 2d");

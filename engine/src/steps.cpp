@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "haloflow/error.hpp"
 
@@ -86,6 +87,29 @@ std::optional<std::string> step_frame_refusal(const OneStep& step, int steps, in
       "ghosts {} deep, and a rank owns {} along {} (the thinnest share of {}{}); expected {}",
       field, steps, steps, r, steps * r, plural(step.thinnest[axis], "cell"), kAxisNames[axis],
       plural(ranks, "rank"), ranks == 1 ? ", periodic: its own neighbour" : "", allowed);
+}
+
+int fastest_steps_per_frame(const std::vector<double>& seconds_per_step, double tolerance) {
+  if (seconds_per_step.empty())
+    throw Error("fastest_steps_per_frame: no step times to choose from");
+  if (!std::isfinite(tolerance) || tolerance < 0) {
+    throw Error(
+        fmt::format("fastest_steps_per_frame: a tolerance of {} is not allowed; expected a "
+                    "finite fraction of at least 0",
+                    tolerance));
+  }
+  for (std::size_t k = 0; k < seconds_per_step.size(); ++k) {
+    if (!std::isfinite(seconds_per_step[k]) || seconds_per_step[k] < 0) {
+      throw Error(
+          fmt::format("fastest_steps_per_frame: {} s a step with {} a frame is not a "
+                      "time; expected a finite number of at least 0",
+                      seconds_per_step[k], plural(static_cast<std::int64_t>(k) + 1, "step")));
+    }
+  }
+  const double fastest = std::ranges::min(seconds_per_step);
+  const auto first_close = std::ranges::find_if(
+      seconds_per_step, [&](double s) { return s <= fastest * (1 + tolerance); });
+  return static_cast<int>(first_close - seconds_per_step.begin()) + 1;
 }
 
 StepFrame::StepFrame(const OneStep& step, int steps, int limit, std::string_view field)

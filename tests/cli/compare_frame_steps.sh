@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Frames of k steps give the bits of one step a frame: runs one case with steps_per_frame 1 to 4
-# on 1, 2, 3 and 4 ranks (the process grids 1 x 1 x 1, 2 x 1 x 1, 3 x 1 x 1: split along one
+# and auto (whatever k it measures fastest, the same on every rank, said in the header) on 1, 2, 3
+# and 4 ranks (the process grids 1 x 1 x 1, 2 x 1 x 1, 3 x 1 x 1: split along one
 # axis; 2 x 2 x 1: along two) and requires every dumped global field to be bitwise identical to
 # the one of 1 step a frame on 1 rank.
 #   compare_frame_steps.sh WORKDIR MPIEXEC NUMPROC_FLAG PROGRAM MODEL [model options...]
@@ -15,7 +16,7 @@ rm -f "$work/$model"-k*.raw "$work/$model"-k*.log
 reference=""
 failed=0
 for ranks in 1 2 3 4; do
-  for steps_per_frame in 1 2 3 4; do
+  for steps_per_frame in 1 2 3 4 auto; do
     name="$model-k$steps_per_frame-$ranks"
     "$mpiexec" "$numproc_flag" "$ranks" "$program" "$@" \
       --set "$model.steps_per_frame=$steps_per_frame" --dump "$work/$name.raw" \
@@ -30,12 +31,20 @@ for ranks in 1 2 3 4; do
       cat "$work/$name.log"
       exit 1
     fi
+    if [[ $steps_per_frame == auto ]] && ! grep -q "(auto: " "$work/$name.log"; then
+      echo "FAILED: k = auto on $ranks ranks: the header does not say what auto chose and why:"
+      cat "$work/$name.log"
+      exit 1
+    fi
     grid=$(grep -m1 -oE "[0-9]+ ranks? as [0-9]+ x [0-9]+ x [0-9]+|1 rank" "$work/$name.log")
     if [[ -z $reference ]]; then
       reference="$work/$name.raw"
       echo "  k = 1 on $grid: the reference"
     elif cmp "$reference" "$work/$name.raw"; then
-      echo "  k = $steps_per_frame on $grid: bitwise identical"
+      chosen=""
+      [[ $steps_per_frame == auto ]] &&
+        chosen=" ($(grep -m1 -oE "[0-9]+ steps? a frame[^(]*\(auto: [^;]*" "$work/$name.log"))"
+      echo "  k = $steps_per_frame on $grid: bitwise identical$chosen"
     else
       echo "  FAILED: k = $steps_per_frame on $grid differs from k = 1 on 1 rank"
       failed=1

@@ -64,6 +64,19 @@ haloflow_cli_test(heat3d_frame_steps_out_of_range
   LABELS host TIMEOUT 60
   PASS_REGEX "/heat3d/steps_per_frame: 5 is not allowed; expected an integer from 1 to 4")
 
+# auto: every k that fits timed, the header saying each k's step and the choice; on shares one
+# cell thin nothing to measure, and the header says why.
+haloflow_cli_test(heat3d_frame_steps_auto
+  COMMAND $<TARGET_FILE:haloflow_model> heat3d --set heat3d.nx=12 --steps 8 --executor host
+          --steps-per-frame auto
+  LABELS host TIMEOUT 60
+  PASS_REGEX "steps? a frame[^(]*\\(auto: a step took [0-9.]+ / [0-9.]+ / [0-9.]+ / [0-9.]+ us with 1 / 2 / 3 / 4 steps a frame, median of 12 steps, slowest rank; the fewest within 3 % of the fastest")
+haloflow_cli_test(heat3d_frame_steps_auto_thin RANKS 2
+  COMMAND $<TARGET_FILE:haloflow_model> heat3d --set heat3d.nx=3 --set heat3d.ny=8
+          --set heat3d.nz=8 --steps 3 --executor host --set heat3d.steps_per_frame=auto
+  LABELS host mpi TIMEOUT 60
+  PASS_REGEX "1 step a frame \\(auto: a rank's share is too thin for ghosts 2 deep\\)")
+
 # The plan of a frame of 3 steps on 1, 2 and 4 ranks: the first sub-step split like the one-step
 # frame (its interior after the self copy, slabs after the unpack), the others in turn.
 haloflow_cli_test(heat3d_frame_steps_plan

@@ -93,6 +93,12 @@ TEST_CASE(
   // Outside 1..4, and one step a frame on a grid of one cell per axis, as before.
   CHECK(has(joined(model_problems("heat3d", {{"nx", 8}, {"steps_per_frame", 0}})),
             "/heat3d/steps_per_frame: 0 is not allowed; expected an integer from 1 to 4"));
+  CHECK(has(joined(model_problems("heat3d", {{"nx", 8}, {"steps_per_frame", "fast"}})),
+            "/heat3d/steps_per_frame: \"fast\" is not allowed; expected an integer from 1 to 4 "
+            "or \"auto\""));
+  // auto is never refused for depth: it measures the k that fit, one at least.
+  CHECK(model_problems("heat3d", {{"nx", 8}, {"steps_per_frame", "auto"}}).empty());
+  CHECK(model_problems("heat3d", {{"nx", 2}, {"steps_per_frame", "auto"}}, 2).empty());
   CHECK(model_problems("heat3d", {{"nx", 1}}).empty());
   // A checkpoint's case leaves the steps a frame out: a restart may take them differently.
   auto model = models::make_model("heat3d");

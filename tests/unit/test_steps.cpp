@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 
 #include "haloflow/decomposition.hpp"
@@ -163,4 +164,22 @@ TEST_CASE("steps: computed() checks its arguments") {
   CHECK_THROWS_AS((void)frame.computed(0, owned), Error);
   CHECK_THROWS_AS((void)frame.computed(3, owned), Error);
   CHECK_THROWS_AS((void)frame.computed(1, owned_at({2, 2, 2}, {8, 7, 8})), Error);
+}
+
+TEST_CASE("steps: auto takes the fewest steps a frame within the tolerance of the fastest") {
+  CHECK(fastest_steps_per_frame({14.7e-6}) == 1);
+  CHECK(fastest_steps_per_frame({14.7e-6, 17.8e-6, 18.1e-6, 17.9e-6}) == 1);
+  CHECK(fastest_steps_per_frame({14.7e-6, 9.1e-6, 9.6e-6, 8.0e-6}) == 4);
+  // 9.2 is within 3 % of 9.0: two steps, not four, for a gain the noise could make.
+  CHECK(fastest_steps_per_frame({14.7e-6, 9.2e-6, 9.6e-6, 9.0e-6}) == 2);
+  CHECK(fastest_steps_per_frame({14.7e-6, 9.2e-6, 9.6e-6, 9.0e-6}, 0.0) == 4);
+  CHECK(fastest_steps_per_frame({0.0, 0.0}) == 1);  // a clock too coarse to tell: the plain frame
+  CHECK_THROWS_WITH_AS((void)fastest_steps_per_frame({}), doctest::Contains("no step times"),
+                       Error);
+  CHECK_THROWS_WITH_AS((void)fastest_steps_per_frame({1e-6, std::nan("")}),
+                       doctest::Contains("with 2 steps a frame is not a time"), Error);
+  CHECK_THROWS_WITH_AS((void)fastest_steps_per_frame({1e-6, -1e-6}),
+                       doctest::Contains("expected a finite number of at least 0"), Error);
+  CHECK_THROWS_WITH_AS((void)fastest_steps_per_frame({1e-6}, -0.5), doctest::Contains("tolerance"),
+                       Error);
 }

@@ -4,7 +4,8 @@
 // parity of the step, so that the two buffers swap without patching. With k steps a frame
 // (steps_per_frame): ghosts k deep, one exchange, then k sub-steps over the regions a StepFrame
 // gives (haloflow/steps.hpp), each swapping the buffers, so that after n steps the field is where
-// one step a frame leaves it (u for even n).
+// one step a frame leaves it (u for even n). steps_per_frame "auto" times frames of every k that
+// fits, each on a state of its own, before the run, and takes the fastest.
 
 #include "heat3d.hpp"
 
@@ -12,8 +13,10 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -24,7 +27,9 @@
 #include "haloflow/error.hpp"
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/mpi_session.hpp"
+#include "haloflow/overlap.hpp"
 #include "haloflow/ranks.hpp"
+#include "haloflow/step_clock.hpp"
 #include "haloflow/steps.hpp"
 #include "heat_kernels.hpp"
 #include "sine_mode.hpp"
@@ -504,18 +509,83 @@ class HeatStepping final : public SteppingState {
   std::vector<std::array<Frame, 2>> frames_;
 };
 
+//! steps_per_frame auto: steps each k is timed over, after kTrialWarmupFrames frames (whose
+//! first launches pay for set-up). 12 is whole frames of 1 to 4 steps.
+constexpr int kTrialSteps = 12;
+constexpr int kTrialWarmupFrames = 2;
+
+//! The median time of a step with `steps_per_frame` steps a frame on this rank: frames of that k
+//! built on a state of their own, run for the warm-up and then kTrialSteps steps, each timed as
+//! the run times its steps (StepClock). Collective (the trial's exchange).
+template <class T>
+double trial_step_seconds(const HeatConfig& config, MPI_Comm communicator, int steps_per_frame) {
+  HeatConfig trial_config = config;
+  trial_config.steps_per_frame = steps_per_frame;
+  const int warmup = kTrialWarmupFrames * steps_per_frame;
+  const int steps = warmup + kTrialSteps;
+  // Declared before the trial: the frames' last launch stream must outlive them.
+  StepClock clock(backend_of(config.run.executor), steps);
+  std::vector<double> seconds;
+  {
+    HeatStepping<T> trial(trial_config, communicator);
+    for (int step = 0; step < steps;) {
+      clock.mark(step);
+      step += trial.step(step, steps, steps - step, clock.stream());
+    }
+    clock.mark(steps);
+    clock.synchronize();
+    trial.settle();
+    seconds = clock.step_seconds();
+  }
+  if (seconds.size() != static_cast<std::size_t>(steps)) {
+    throw Error(fmt::format("heat3d steps_per_frame auto: {} step times for {} steps",
+                            seconds.size(), steps));
+  }
+  seconds.erase(seconds.begin(), seconds.begin() + warmup);
+  return median(std::move(seconds));
+}
+
 }  // namespace
 
 template <class T>
-HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator) {
+HeatStepsChoice choose_heat_steps_per_frame(const HeatConfig& config, MPI_Comm communicator) {
+  const auto start = std::chrono::steady_clock::now();
+  validate(config);
+  const int most = most_steps_per_frame(one_step(decompose(config, communicator), kStar),
+                                        kMostHeatStepsPerFrame);
+  HeatStepsChoice choice;
+  if (most <= 1) return choice;  // a share too thin for ghosts two deep: nothing to compare
+  std::vector<double> mine;
+  for (int k = 1; k <= most; ++k) mine.push_back(trial_step_seconds<T>(config, communicator, k));
+  choice.seconds_per_step.resize(mine.size());
+  BoundedCollectives(communicator, config.run.exchange_timeout)
+      .allreduce(mine.data(), choice.seconds_per_step.data(), static_cast<int>(mine.size()),
+                 MPI_DOUBLE, MPI_MAX, "heat3d steps_per_frame auto: the slowest rank's steps");
+  choice.steps = fastest_steps_per_frame(choice.seconds_per_step);
+  choice.steps_timed = kTrialSteps;
+  choice.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return choice;
+}
+
+template <class T>
+HeatResult<T> run_heat3d(const HeatConfig& asked, MPI_Comm communicator) {
+  std::optional<HeatStepsChoice> chosen;
+  HeatConfig config = asked;
+  if (asked.steps_per_frame == kAutoHeatStepsPerFrame) {
+    chosen = choose_heat_steps_per_frame<T>(asked, communicator);
+    config.steps_per_frame = chosen->steps;
+  }
   HeatStepping<T> state(config, communicator);
   HeatResult<T> result;
+  result.auto_steps = std::move(chosen);
   result.process_grid = state.process_grid();
   result.times = run_timed_steps(config.run, communicator, state);
   state.finish(config.run.steps, result);
   return result;
 }
 
+template HeatStepsChoice choose_heat_steps_per_frame<float>(const HeatConfig&, MPI_Comm);
+template HeatStepsChoice choose_heat_steps_per_frame<double>(const HeatConfig&, MPI_Comm);
 template HeatResult<float> run_heat3d<float>(const HeatConfig&, MPI_Comm);
 template HeatResult<double> run_heat3d<double>(const HeatConfig&, MPI_Comm);
 

@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "haloflow/decomposition.hpp"
@@ -27,16 +28,30 @@ struct HeatConfig {
   //! nu dt sum_axis 1/h_axis^2 <= 1/2. (h^2 / (18 nu) on a cubic grid cancels the leading error
   //! terms of space and time against each other: avoid it when measuring the order.)
   double dt = 0;
-  //! Steps one frame takes, 1 to kMostHeatStepsPerFrame: with k, ghosts k deep, one halo exchange
-  //! a frame, then k sub-steps, the first ones also computing the ghost layers the later ones
-  //! read (haloflow::StepFrame). Every value is the same bits whatever k. A frame before a step
-  //! the run must see (an output, a checkpoint, the end) takes fewer steps.
+  //! Steps one frame takes, 1 to kMostHeatStepsPerFrame, or kAutoHeatStepsPerFrame: with k,
+  //! ghosts k deep, one halo exchange a frame, then k sub-steps, the first ones also computing the
+  //! ghost layers the later ones read (haloflow::StepFrame). Every value is the same bits whatever
+  //! k. A frame before a step the run must see (an output, a checkpoint, the end) takes fewer
+  //! steps.
   int steps_per_frame = 1;
   RunOptions run;
 };
 
 //! The most steps a heat3d frame takes (HeatConfig::steps_per_frame).
 inline constexpr int kMostHeatStepsPerFrame = 4;
+
+//! HeatConfig::steps_per_frame "auto": k measured on this machine (choose_heat_steps_per_frame).
+inline constexpr int kAutoHeatStepsPerFrame = 0;
+
+//! What steps_per_frame "auto" measured and chose.
+struct HeatStepsChoice {
+  int steps = 1;  //!< the k chosen
+  //! [k - 1]: the median time of a step with k steps a frame, the slowest rank's, for every k the
+  //! process grid allows; empty when it allows only one (nothing to measure).
+  std::vector<double> seconds_per_step;
+  int steps_timed = 0;  //!< steps each k was timed over (after its warm-up frames)
+  double seconds = 0;   //!< what measuring took on this rank, wall clock, set-up included
+};
 
 //! bytes_per_step: read u + write u_new, 2 cells sizeof(T).
 template <class T>
@@ -55,14 +70,26 @@ struct HeatResult : StepMeasures {
   //! all ranks, and that over the owned cells those steps advance.
   std::int64_t redundant_cells_per_frame = 0;
   double redundant_fraction = 0;
+  std::optional<HeatStepsChoice> auto_steps;  //!< what "auto" measured, when it was asked for
 };
 
 //! \brief The time step a run of `config` takes: config.dt, or h_min^2 / (8 nu) when that is 0.
 [[nodiscard]] double heat_time_step(const HeatConfig& config);
 
+//! \brief steps_per_frame "auto": every k from 1 to the most the process grid allows, each frame
+//! built and timed for a few steps on `config`'s executor (frames of that k alone, a state of
+//! their own, dropped afterwards), the slowest rank's median step compared, and the fewest steps a
+//! frame within haloflow::kStepsPerFrameTolerance of the fastest taken. Collective over
+//! `communicator` (every rank gets the same choice). `config.steps_per_frame` is ignored.
+//! \throws Error as run_heat3d does.
+template <class T>
+[[nodiscard]] HeatStepsChoice choose_heat_steps_per_frame(const HeatConfig& config,
+                                                          MPI_Comm communicator);
+
 //! \brief Runs `config` on every rank of `communicator` (collective; the process grid comes from
-//! MPI_Dims_create). \throws Error for a bad configuration (naming the field, value and what is
-//! allowed), a decomposition that does not fit, or a failed frame.
+//! MPI_Dims_create); steps_per_frame "auto" is chosen first (choose_heat_steps_per_frame).
+//! \throws Error for a bad configuration (naming the field, value and what is allowed), a
+//! decomposition that does not fit, or a failed frame.
 template <class T>
 [[nodiscard]] HeatResult<T> run_heat3d(const HeatConfig& config, MPI_Comm communicator);
 

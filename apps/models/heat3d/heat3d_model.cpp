@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "haloflow/error.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "heat3d_report.hpp"
 #include "machine_fit.hpp"
 #include "model.hpp"
+#include "printable.hpp"
 
 namespace haloflow::models {
 namespace {
@@ -61,8 +63,20 @@ class Heat3dModel final : public Model {
     }
     c.mode = static_cast<int>(fields.integer(section, at + "/mode", 1, 1, 1000000));
     c.dt = fields.number(section, at + "/dt", 0, 0, 1e12);
-    c.steps_per_frame =
-        static_cast<int>(fields.integer(section, kStepsPointer, 1, 1, kMostHeatStepsPerFrame));
+    c.steps_per_frame = 1;
+    if (section.contains("steps_per_frame")) {
+      const nlohmann::json& value = section["steps_per_frame"];
+      if (value.is_number_integer() && value >= 1 && value <= kMostHeatStepsPerFrame) {
+        c.steps_per_frame = value.get<int>();
+      } else if (value == "auto") {
+        c.steps_per_frame = kAutoHeatStepsPerFrame;
+      } else {
+        fields.report(kStepsPointer,
+                      fmt::format("{} is not allowed; expected an integer from 1 to {} or "
+                                  "\"auto\" (the fastest k measured on this machine)",
+                                  input::shown(value), kMostHeatStepsPerFrame));
+      }
+    }
   }
 
   // nu dt sum 1/h^2 <= 1/2, with dt = h_min^2 / (8 nu) when the case leaves it at 0.
@@ -103,9 +117,10 @@ class Heat3dModel final : public Model {
 
   // With k steps a frame the halo is k deep (heat3d.cpp's StepFrame): a grid too thin for it is
   // refused at /heat3d/steps_per_frame, naming the k that fits.
+  // auto is never refused: it measures only the k that fit, 1 at least.
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     const Index3& cells = settings_.config.cells;
-    const int k = settings_.config.steps_per_frame;
+    const int k = std::max(settings_.config.steps_per_frame, 1);
     const std::string value = std::to_string(k);
     bytes_per_rank_ = check_grid_fits(
         fields,
@@ -139,7 +154,9 @@ class Heat3dModel final : public Model {
             {"nu", c.nu},
             {"mode", c.mode},
             {"dt", c.dt},
-            {"steps_per_frame", c.steps_per_frame}};
+            {"steps_per_frame", c.steps_per_frame == kAutoHeatStepsPerFrame
+                                    ? nlohmann::json("auto")
+                                    : nlohmann::json(c.steps_per_frame)}};
   }
 
   // A checkpoint holds the owned cells only, the same whatever steps a frame takes: a restart
@@ -168,15 +185,22 @@ class Heat3dModel final : public Model {
                                              3, "read u + write u_new");
     HeatConfig config = settings_.config;
     config.run = options;
+    // auto is measured before the run starts, so that its header can say what it chose and why.
+    std::optional<HeatStepsChoice> chosen;
+    if (config.steps_per_frame == kAutoHeatStepsPerFrame) {
+      chosen = choose_heat_steps_per_frame<T>(config, communicator);
+      config.steps_per_frame = chosen->steps;
+    }
     SpokenRun spoken(
         options.tell(),
-        [this, summary, dt = heat_time_step(config)](const Coord3& grid) mutable {
+        [this, summary, chosen, dt = heat_time_step(config)](const Coord3& grid) mutable {
           summary.process_grid = grid;
-          return heat_header(settings_, summary, dt);
+          return heat_header(settings_, summary, dt, chosen);
         },
         heat_error_line);
     config.run.listener = &spoken;
     HeatResult<T> result = run_heat3d<T>(config, communicator);
+    result.auto_steps = std::move(chosen);
     take_measurements(summary, result);
     return std::make_unique<HeatRun<T>>(settings_, std::move(summary), std::move(result));
   }

@@ -1,15 +1,49 @@
 #include "heat3d_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <vector>
+
+#include "haloflow/steps.hpp"
 
 namespace haloflow::models {
 
-std::string heat_header(const HeatSettings& settings, const StepSummary& run, double dt) {
+namespace {
+
+//! ", k steps a frame (ghosts k deep)" for an explicit k > 1; nothing for 1.
+std::string asked_steps(int steps) {
+  return steps == 1 ? "" : fmt::format(", {0} steps a frame (ghosts {0} deep)", steps);
+}
+
+//! What steps_per_frame "auto" took and why: the measured step of each k, or the share too thin
+//! for more than one.
+std::string chosen_steps(const HeatStepsChoice& chosen) {
+  const std::string frames = chosen.steps == 1
+                                 ? "1 step a frame"
+                                 : fmt::format("{0} steps a frame, ghosts {0} deep", chosen.steps);
+  if (chosen.seconds_per_step.empty()) {
+    return fmt::format(", {} (auto: a rank's share is too thin for ghosts 2 deep)", frames);
+  }
+  std::vector<std::string> times;
+  std::vector<int> ks;
+  for (std::size_t k = 0; k < chosen.seconds_per_step.size(); ++k) {
+    times.push_back(fmt::format("{:.1f}", 1e6 * chosen.seconds_per_step[k]));
+    ks.push_back(static_cast<int>(k) + 1);
+  }
+  return fmt::format(
+      ", {} (auto: a step took {} us with {} steps a frame, median of {} steps, slowest rank; the "
+      "fewest within {:.0f} % of the fastest; measured in {:.2f} s)",
+      frames, fmt::join(times, " / "), fmt::join(ks, " / "), chosen.steps_timed,
+      100 * kStepsPerFrameTolerance, chosen.seconds);
+}
+
+}  // namespace
+
+std::string heat_header(const HeatSettings& settings, const StepSummary& run, double dt,
+                        const std::optional<HeatStepsChoice>& chosen) {
   const HeatConfig& c = settings.config;
-  const std::string frames =
-      c.steps_per_frame == 1
-          ? ""
-          : fmt::format(", {0} steps a frame (ghosts {0} deep)", c.steps_per_frame);
+  const std::string frames = chosen ? chosen_steps(*chosen) : asked_steps(c.steps_per_frame);
   return fmt::format(
       "heat3d: {} x {} x {} cells on the periodic box [0,1)^3, {}, dt {:.6e}, nu {}, mode k = "
       "{}{}\n",
@@ -32,7 +66,7 @@ Figures HeatRun<T>::figures() const {
 
 template <class T>
 std::string HeatRun<T>::opening() const {
-  return heat_header(this->settings_, this->summary_, this->result_.dt);
+  return heat_header(this->settings_, this->summary_, this->result_.dt, this->result_.auto_steps);
 }
 
 template <class T>
@@ -69,6 +103,13 @@ void HeatRun<T>::add_own(nlohmann::json& results) const {
                        {"steps_per_frame", r.steps_per_frame},
                        {"redundant_cells_per_frame", r.redundant_cells_per_frame},
                        {"redundant_fraction", r.redundant_fraction}};
+  if (r.auto_steps) {
+    results["heat3d"]["steps_per_frame_auto"] = {
+        {"seconds_per_step", r.auto_steps->seconds_per_step},
+        {"steps_timed", r.auto_steps->steps_timed},
+        {"tolerance", kStepsPerFrameTolerance},
+        {"measuring_seconds", r.auto_steps->seconds}};
+  }
 }
 
 template class HeatRun<float>;

@@ -18,9 +18,10 @@ struct HeatSettings {
   std::string precision = "double";
 };
 
-//! The report's first line: the grid, how it runs, dt, nu, the mode.
+//! The report's first line: the grid, how it runs, dt, nu, the mode, the steps a frame (with
+//! steps_per_frame "auto", `chosen`: what it measured and took).
 [[nodiscard]] std::string heat_header(const HeatSettings& settings, const StepSummary& run,
-                                      double dt);
+                                      double dt, const std::optional<HeatStepsChoice>& chosen);
 
 //! The line of the errors against the exact solution at an output step; nothing for a sample
 //! without them.

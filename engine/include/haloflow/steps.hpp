@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "haloflow/decomposition.hpp"
 #include "haloflow/halo.hpp"
@@ -55,6 +56,19 @@ struct OneStep {
 //! thinnest rank's share along an exchanged axis. Every rank gives the same answer.
 [[nodiscard]] std::optional<std::string> step_frame_refusal(const OneStep& step, int steps,
                                                             int limit, std::string_view field);
+
+//! \brief How much faster a deeper frame must be, as a fraction of the fastest, for an automatic
+//! choice to take it: within this, the frame with fewer steps wins (a deeper one costs memory and
+//! redundant work for a gain the measurement cannot tell from its noise).
+inline constexpr double kStepsPerFrameTolerance = 0.03;
+
+//! \brief The steps a frame an automatic choice takes from what was measured:
+//! `seconds_per_step[k - 1]` is the time one step took with k steps a frame (k = 1, 2, ...). The
+//! fewest steps a frame whose time is within `tolerance` (a fraction) of the fastest. Every rank
+//! given the same times gives the same answer. \throws Error for no times, or a time that is
+//! negative or not finite, or a tolerance that is.
+[[nodiscard]] int fastest_steps_per_frame(const std::vector<double>& seconds_per_step,
+                                          double tolerance = kStepsPerFrameTolerance);
 
 //! \brief A frame of k steps of one OneStep: the ghost depth and exchange it needs, the region
 //! each sub-step computes and the redundant cells that costs.
