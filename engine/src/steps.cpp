@@ -145,6 +145,18 @@ Box StepFrame::computed(int sub_step, const Box& owned) const {
   return box;
 }
 
+Box StepFrame::before_halos(int sub_step, const Box& owned,
+                            const std::array<bool, 3>& travelling) const {
+  Box box = computed(sub_step, owned);
+  const std::int64_t depth = std::int64_t{sub_step} * step_.stencil.radius;
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    if (!travelling[axis]) continue;
+    box.lo[axis] = std::max(box.lo[axis], owned.lo[axis] + depth);
+    box.hi[axis] = std::max(std::min(box.hi[axis], owned.hi[axis] - depth), box.lo[axis]);
+  }
+  return box;
+}
+
 std::int64_t StepFrame::redundant_cells() const {
   Box owned;
   owned.hi = step_.owned;

@@ -5,10 +5,12 @@
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/frame_steps)
 set(frame_steps_dir ${CMAKE_CURRENT_BINARY_DIR}/frame_steps)
 # 30 steps: k = 4 ends with a frame of 2. The float case also sends the halos a rank sends itself
-# through MPI (the host path of one rank along an axis).
+# through MPI (the host path of one rank along an axis); the peer case stores them in the
+# neighbours' mailboxes, whose waits the interiors of every sub-step must not come after.
 set(frame_steps_cases
     "double|--set heat3d.nx=23 --set heat3d.ny=22 --set heat3d.nz=21 --steps 30"
-    "float_self_mpi|--set heat3d.nx=16 --set heat3d.ny=13 --set heat3d.nz=9 --precision float --self-exchange mpi --steps 30")
+    "float_self_mpi|--set heat3d.nx=16 --set heat3d.ny=13 --set heat3d.nz=9 --precision float --self-exchange mpi --steps 30"
+    "peer|--set heat3d.nx=20 --set heat3d.ny=18 --set heat3d.nz=9 --transport peer --steps 13")
 # The host executor's in CI; the graph executor's skip without a GPU (exit 77).
 set(frame_steps_host_labels host mpi)
 set(frame_steps_graph_labels gpu mpi)

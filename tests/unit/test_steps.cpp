@@ -183,3 +183,52 @@ TEST_CASE("steps: auto takes the fewest steps a frame within the tolerance of th
   CHECK_THROWS_WITH_AS((void)fastest_steps_per_frame({1e-6}, -0.5), doctest::Contains("tolerance"),
                        Error);
 }
+
+TEST_CASE("steps: each sub-step's part before the halos reads only the part before it") {
+  // x and y travel (2 ranks each), z is one periodic rank's own (its ghosts are self copies).
+  const std::array<bool, 3> travelling{true, true, false};
+  for (const Stencil stencil : {kStar, Stencil{StencilShape::box, 2}}) {
+    for (int rank = 0; rank < 4; ++rank) {
+      const OneStep step = one_step(decomposition({17, 13, 9}, {2, 2, 1}, rank), stencil);
+      for (int k = 1; k <= most_steps_per_frame(step, kLimit); ++k) {
+        CAPTURE(stencil.radius);
+        CAPTURE(rank);
+        CAPTURE(k);
+        const StepFrame frame(step, k, kLimit, kField);
+        const int depth = frame.ghost_depth();
+        const Box owned = owned_at({depth, depth, depth}, step.owned);
+        // What needs no travelling halo: the owned cells along x and y, every ghost along z.
+        Box no_travelling = grown_along(owned, depth, frame.exchanged());
+        for (std::size_t axis = 0; axis < 2; ++axis) {
+          no_travelling.lo[axis] = owned.lo[axis];
+          no_travelling.hi[axis] = owned.hi[axis];
+        }
+        for (int s = 1; s <= k; ++s) {
+          CAPTURE(s);
+          const Box part = frame.before_halos(s, owned, travelling);
+          CHECK(inside(part, frame.computed(s, owned)));
+          if (part.empty()) continue;
+          const Box read = grown_along(part, stencil.radius, frame.exchanged());
+          CHECK(
+              inside(read, s == 1 ? no_travelling : frame.before_halos(s - 1, owned, travelling)));
+          // s * r inside along x and y, the whole grown region along z.
+          CHECK(part.lo[0] == owned.lo[0] + s * stencil.radius);
+          CHECK(part.hi[1] == owned.hi[1] - s * stencil.radius);
+          CHECK(part.lo[2] == frame.computed(s, owned).lo[2]);
+        }
+      }
+    }
+  }
+  // Nothing travels: the whole sub-step; a share too thin: empty, never inverted.
+  const OneStep alone = one_step(decomposition({8, 8, 8}, {1, 1, 1}, 0), kStar);
+  const StepFrame three(alone, 3, kLimit, kField);
+  const Box owned = owned_at({3, 3, 3}, {8, 8, 8});
+  CHECK(three.before_halos(1, owned, {false, false, false}) == three.computed(1, owned));
+  const Box thin = three.before_halos(3, owned_at({3, 3, 3}, {8, 8, 8}), {true, true, true});
+  CHECK(thin == owned_at({6, 6, 6}, {2, 2, 2}));
+  const OneStep narrow = one_step(decomposition({6, 8, 8}, {2, 1, 1}, 0), kStar);
+  const StepFrame frame(narrow, 3, kLimit, kField);
+  const Box empty = frame.before_halos(2, owned_at({3, 3, 3}, {3, 8, 8}), {true, false, false});
+  CHECK(empty.empty());
+  CHECK(empty.hi[0] >= empty.lo[0]);
+}

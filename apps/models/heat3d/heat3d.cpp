@@ -401,38 +401,26 @@ class HeatStepping final : public SteppingState {
     return frame;
   }
 
-  //! The part of `box` whose cells read no ghost that travels to this rank: within the owned box
-  //! less one cell along the axes whose halos travel, whole along the others (their ghosts are
-  //! the self copy's, in place before the part starts). split_box clamps it into `box`.
-  [[nodiscard]] Box before_halos(const Box& box) const {
-    Box inner = box;
-    const std::array<bool, 3> remote = exchange_.remote_axes();
-    for (std::size_t axis = 0; axis < 3; ++axis) {
-      if (!remote[axis]) continue;
-      inner.lo[axis] = owned_.lo[axis] + 1;
-      inner.hi[axis] = std::max(owned_.hi[axis] - 1, inner.lo[axis]);
-    }
-    return inner;
-  }
-
   // A frame of `steps` (2 to k) steps starting from field set `set`: the exchange (ghosts k deep,
-  // edges and corners too), then the sub-steps one after the other, sub-step s over the owned box
-  // grown by steps - s cells along the exchanged axes (StepFrame::computed), reading what the one
-  // before wrote: u and u_new swap at every sub-step, as they do between frames of one step. Each
-  // sub-step is per-cell kernels over its box; the first one's cells that read no travelling
-  // ghost run in the bulk lane while the halos travel (as the one-step frame's interior), the
-  // rest in slabs after the unpack.
+  // edges and corners too), then the sub-steps, sub-step s over the owned box grown by steps - s
+  // cells along the exchanged axes (StepFrame::computed), reading what the one before wrote: u
+  // and u_new swap at every sub-step, as they do between frames of one step. Each sub-step is
+  // cut in two (StepFrame::before_halos): the cells s deep inside along the axes whose halos
+  // travel depend on no travelling ghost, so every sub-step's part of them runs in the bulk lane
+  // while the halos travel, one after the other; the rest, in slabs, after the unpack and after
+  // both parts of the sub-step before. Their cells never overlap where one reads what the other
+  // writes, but for the pack: the second sub-step writes the exchanged set again, cells the
+  // pack may still be reading (sends are k deep), so it waits for the pack.
   Frame build_steps_frame(int steps, std::size_t set) {
     const StepFrame frame_steps(one_step(grid_, kStar), steps, kMostHeatStepsPerFrame, kStepsField);
+    const std::array<bool, 3> travelling = exchange_.remote_axes();
     const std::array<Buffer*, 2> fields{&u_, &u_new_};
     FramePlan plan(fmt::format("heat3d {} steps {}", steps, set == 0 ? "even" : "odd"),
                    EdgeRule::strict);
     plan.name_field(u_.as<const T>(), "u");
     plan.name_field(u_new_.as<const T>(), "u_new");
     const ExchangeNodes nodes = exchange_.add_to(plan, {}, set);
-    std::vector<std::string> done;  // the nodes of the sub-step before
     const auto add_sub_step = [&](int s, const Box& box, NodeOptions options) {
-      if (box.empty()) return;
       const T* from = fields[(set + static_cast<std::size_t>(s) - 1) % 2]->template as<const T>();
       T* to = fields[(set + static_cast<std::size_t>(s)) % 2]->template as<T>();
       const kernels::CellBox cell = cell_box(box, layout_);
@@ -441,19 +429,30 @@ class HeatStepping final : public SteppingState {
                       kernels::heat_sub_step_launch(cell), static_cast<std::size_t>(box.volume()),
                       cell, coefficients_, from, to);
     };
-    const Box first = frame_steps.computed(1, owned_);
-    const CellSplit cells = split_box(first, before_halos(first));
-    if (!cells.interior.empty()) done.emplace_back("sub-step.1.interior");
-    add_sub_step(1, cells.interior, {.name = "sub-step.1.interior", .after = nodes.after_self()});
-    for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
-      done.push_back(fmt::format("sub-step.1.boundary.{}", i));
-      add_sub_step(1, cells.boundary[i],
-                   {.name = done.back(), .lane = Lane::communication, .after = {nodes.unpack}});
-    }
-    for (int s = 2; s <= steps; ++s) {
-      std::string name = fmt::format("sub-step.{}", s);
-      add_sub_step(s, frame_steps.computed(s, owned_), {.name = name, .after = done});
-      done = {std::move(name)};
+    std::vector<std::string> inner_before;  // the last sub-step's part before the halos
+    std::vector<std::string> all_before;    // every node of the sub-step before
+    for (int s = 1; s <= steps; ++s) {
+      const Box computed = frame_steps.computed(s, owned_);
+      const CellSplit cells = split_box(computed, frame_steps.before_halos(s, owned_, travelling));
+      std::vector<std::string> all;
+      std::vector<std::string> inner;
+      if (!cells.interior.empty()) {
+        std::vector<std::string> after = s == 1 ? nodes.after_self() : inner_before;
+        if (s == 2) after.push_back(nodes.pack);
+        inner.push_back(fmt::format("sub-step.{}.interior", s));
+        add_sub_step(s, cells.interior, {.name = inner.back(), .after = std::move(after)});
+        all.push_back(inner.back());
+      }
+      for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
+        std::vector<std::string> after = all_before;
+        after.push_back(nodes.unpack);
+        all.push_back(fmt::format("sub-step.{}.boundary.{}", s, i));
+        add_sub_step(s, cells.boundary[i],
+                     {.name = all.back(), .lane = Lane::communication, .after = std::move(after)});
+      }
+      // A part that is empty (a share too thin) hands its wait on to the next sub-step's.
+      if (!inner.empty()) inner_before = std::move(inner);
+      all_before = std::move(all);
     }
     Frame frame(std::move(plan), config_.run.executor, config_.run.frame_options());
     exchange_.use_field_set(frame, set);

@@ -93,6 +93,15 @@ class StepFrame {
   //! on each side where a neighbour lies. \throws Error for a sub-step outside 1..k or an owned
   //! box of another size than the OneStep's.
   [[nodiscard]] Box computed(int sub_step, const Box& owned) const;
+  //! \brief The cells of sub-step `sub_step` (1..k) that depend on no ghost that travels:
+  //! computed(sub_step, owned) less sub_step * r cells inside the owned box along each axis of
+  //! `travelling` (those whose halos come from other ranks, HaloExchange::remote_axes()). Through
+  //! the sub-steps before, its cells read only owned cells and the ghosts a rank copies to itself,
+  //! so each sub-step's part can run while the halos travel, after the part of the sub-step
+  //! before; the rest of the sub-step (split_box) waits for the halos. Empty (hi == lo on an
+  //! axis) where the share is too thin. \throws Error as computed() does.
+  [[nodiscard]] Box before_halos(int sub_step, const Box& owned,
+                                 const std::array<bool, 3>& travelling) const;
   //! \brief The cells computed outside the owned box over the k sub-steps of one frame.
   [[nodiscard]] std::int64_t redundant_cells() const;
   //! \brief redundant_cells() over the k owned boxes the frame advances: the share of extra work.
