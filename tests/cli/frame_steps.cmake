@@ -74,12 +74,13 @@ haloflow_cli_test(heat3d_frame_steps_plan
 
 # euler2d with one exchange a step (/euler2d/exchange_every step: a StepFrame of the Runge-Kutta
 # stages, docs/k-step-frames.md): the bits of one exchange a stage on 1 to 4 ranks (1 x 1, 2 x 1,
-# 3 x 1, 2 x 2), periodic and with walls, SSP-RK3 and SSP-RK2, both limiters and fluxes; a
-# checkpoint of either setting restarting under the other; the refusals; the step's plan.
+# 3 x 1, 2 x 2), periodic and with walls, SSP-RK3 and SSP-RK2, both limiters and fluxes (the
+# sod-x case also sends the halos a rank sends itself through MPI); a checkpoint of either setting
+# restarting under the other; the refusals; the step's plan.
 set(euler_step_cases
     "vortex|--set euler2d.case=vortex --set euler2d.nx=40 --set euler2d.ny=36 --steps 30"
     "vortex_rk2_unlimited_rusanov|--set euler2d.case=vortex --set euler2d.nx=20 --set euler2d.ny=18 --set euler2d.rk=2 --set euler2d.limiter=none --set euler2d.riemann=rusanov --steps 30"
-    "sod_x_rk2_minmod_rusanov|--set euler2d.case=sod-x --set euler2d.nx=24 --set euler2d.ny=26 --set euler2d.rk=2 --set euler2d.limiter=minmod --set euler2d.riemann=rusanov --steps 40"
+    "sod_x_rk2_minmod_rusanov_self_mpi|--set euler2d.case=sod-x --set euler2d.nx=24 --set euler2d.ny=26 --set euler2d.rk=2 --set euler2d.limiter=minmod --set euler2d.riemann=rusanov --self-exchange mpi --steps 40"
     "sod_y|--set euler2d.case=sod-y --set euler2d.nx=26 --set euler2d.ny=30 --steps 40")
 foreach(executor host graph)
   foreach(euler_step_case IN LISTS euler_step_cases)

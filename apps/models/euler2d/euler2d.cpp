@@ -97,10 +97,10 @@ int ranks_in(MPI_Comm communicator) {
 }
 
 //! A euler2d run's state on this rank: U and the stage fields, the device clock and CFL monitor,
-//! one exchange per stage, the step frame and the initial state's monitor frame. The host
-//! launches steps without waiting and looks at the clock's mirror only every few steps (after a
-//! wait, so that every rank sees the same frame's clock and stops at the same step): a bad state
-//! throws, a reached end time stops the launches.
+//! one exchange per stage (or one a step), the step frame and the initial state's monitor frame.
+//! The host launches steps without waiting and looks at the clock's mirror only every few steps
+//! (after a wait, so that every rank sees the same frame's clock and stops at the same step): a bad
+//! state throws, a reached end time stops the launches.
 class EulerStepping final : public SteppingState {
  public:
   EulerStepping(const EulerConfig& config, MPI_Comm communicator)
@@ -284,7 +284,7 @@ class EulerStepping final : public SteppingState {
     }
   }
 
-  // Every stage's exchange goes to the same neighbours the same way: the first one says it.
+  // Every stage's exchange (or the step's one) goes to the same neighbours: the first says it.
   [[nodiscard]] std::vector<HaloRoute> halo_routes() const override {
     return exchanges_.empty() ? std::vector<HaloRoute>{} : exchanges_.front().routes();
   }
