@@ -86,3 +86,84 @@ haloflow_cli_test(heat3d_frame_steps_plan
           ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow>
           ${PROJECT_SOURCE_DIR}/json/cases/heat3d.json ${frame_steps_dir}/plan
   LABELS host mpi TIMEOUT 120)
+
+# euler2d with one exchange a step (/euler2d/exchange_every step: a StepFrame of the Runge-Kutta
+# stages, docs/k-step-frames.md): the bits of one exchange a stage on 1 to 4 ranks (1 x 1, 2 x 1,
+# 3 x 1, 2 x 2), periodic and with walls, SSP-RK3 and SSP-RK2, both limiters and fluxes (the
+# sod-x case also sends the halos a rank sends itself through MPI); a checkpoint of either setting
+# restarting under the other; the refusals; the step's plan.
+set(euler_step_cases
+    "vortex|--set euler2d.case=vortex --set euler2d.nx=40 --set euler2d.ny=36 --steps 30"
+    "vortex_rk2_unlimited_rusanov|--set euler2d.case=vortex --set euler2d.nx=20 --set euler2d.ny=18 --set euler2d.rk=2 --set euler2d.limiter=none --set euler2d.riemann=rusanov --steps 30"
+    "sod_x_rk2_minmod_rusanov_self_mpi|--set euler2d.case=sod-x --set euler2d.nx=24 --set euler2d.ny=26 --set euler2d.rk=2 --set euler2d.limiter=minmod --set euler2d.riemann=rusanov --self-exchange mpi --steps 40"
+    "sod_y|--set euler2d.case=sod-y --set euler2d.nx=26 --set euler2d.ny=30 --steps 40")
+foreach(executor host graph)
+  foreach(euler_step_case IN LISTS euler_step_cases)
+    string(REPLACE "|" ";" euler_step_pair "${euler_step_case}")
+    list(GET euler_step_pair 0 euler_step_name)
+    list(GET euler_step_pair 1 euler_step_args)
+    separate_arguments(euler_step_args UNIX_COMMAND "${euler_step_args}")
+    haloflow_cli_test(euler2d_exchange_every_${euler_step_name}_${executor}
+      COMMAND env FRAME_SETTING=euler2d.exchange_every "FRAME_VALUES=stage step"
+              bash ${CMAKE_CURRENT_SOURCE_DIR}/compare_frame_steps.sh
+              ${frame_steps_dir}/euler2d-${executor}-${euler_step_name}
+              ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow_model>
+              euler2d ${euler_step_args} --executor ${executor}
+      LABELS ${frame_steps_${executor}_labels} TIMEOUT 300)
+  endforeach()
+endforeach()
+
+# Checkpoints hold U's owned cells only (and exchange_every is not in their case hash): one
+# written at step 5 under either setting restarts under the other, bitwise a straight run of 20
+# steps. Sod's tube along x on 2 x 2 ranks: the walls meet the neighbours' rows.
+set(euler_step_run ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 4 $<TARGET_FILE:haloflow> run
+    ${PROJECT_SOURCE_DIR}/json/cases/euler2d.json --executor host --force --set euler2d.case=sod-x
+    --set euler2d.nx=48 --set euler2d.ny=16 --set run.vtk=false --set run.png=false)
+haloflow_cli_test(euler2d_exchange_every_straight
+  COMMAND ${euler_step_run} --steps 20 --out ${frame_steps_dir}/euler2d_straight
+          --dump ${frame_steps_dir}/euler2d_straight.raw
+  LABELS host mpi TIMEOUT 120 FIXTURES_SETUP euler2d_exchange_every_straight
+  PASS_REGEX "one exchange a stage \\(ghosts 2 deep\\).*result: model=euler2d.*steps=20")
+foreach(euler_pair "step|stage" "stage|step")
+  string(REPLACE "|" ";" euler_pair "${euler_pair}")
+  list(GET euler_pair 0 euler_first)
+  list(GET euler_pair 1 euler_second)
+  set(euler_name euler2d_exchange_every_${euler_first}_then_${euler_second})
+  haloflow_cli_test(${euler_name}_checkpoint
+    COMMAND ${euler_step_run} --steps 10 --checkpoint-every 5
+            --set euler2d.exchange_every=${euler_first} --out ${frame_steps_dir}/${euler_name}_first
+    LABELS host mpi TIMEOUT 120 FIXTURES_SETUP ${euler_name}_checkpoint
+    PASS_REGEX "one exchange a ${euler_first}.*result: model=euler2d.*steps=10")
+  haloflow_cli_test(${euler_name}_restart
+    COMMAND ${euler_step_run} --steps 20 --restart ${frame_steps_dir}/${euler_name}_first --step 5
+            --set euler2d.exchange_every=${euler_second} --out ${frame_steps_dir}/${euler_name}_second
+            --dump ${frame_steps_dir}/${euler_name}_second.raw
+    LABELS host mpi TIMEOUT 120 FIXTURES_REQUIRED ${euler_name}_checkpoint
+    FIXTURES_SETUP ${euler_name}_restart
+    PASS_REGEX "restarting from the checkpoint of step 5 .*one exchange a ${euler_second}.*result: model=euler2d.*steps=15")
+  haloflow_cli_test(${euler_name}_restart_bitwise
+    COMMAND cmp ${frame_steps_dir}/euler2d_straight.raw ${frame_steps_dir}/${euler_name}_second.raw
+    FIXTURES_REQUIRED euler2d_exchange_every_straight ${euler_name}_restart)
+endforeach()
+
+# Ghosts 6 deep (SSP-RK3) on shares of 5 cells: refused where the case asks for them; and a value
+# that is neither. The run's own refusal, in the same words: model_euler_exchange_refusal.
+haloflow_cli_test(euler2d_exchange_every_too_deep RANKS 2
+  COMMAND $<TARGET_FILE:haloflow_model> euler2d --set euler2d.case=sod-x --set euler2d.nx=10
+          --set euler2d.ny=8 --steps 3 --executor host --set euler2d.exchange_every=step
+  LABELS host mpi TIMEOUT 60
+  PASS_REGEX "/euler2d/exchange_every: step is not allowed on 2 ranks: the process grid 2 x 1 leaves a rank 5 cells along x \\(10 cells over 2 ranks\\), fewer than the 6 ghost layers its halo exchange fills; expected stage \\(ghosts 2 deep\\), or /euler2d/nx at least 12")
+haloflow_cli_test(euler2d_exchange_every_out_of_range
+  COMMAND $<TARGET_FILE:haloflow_model> euler2d --steps 1 --executor host
+          --set euler2d.exchange_every=often
+  LABELS host TIMEOUT 60
+  PASS_REGEX "/euler2d/exchange_every: \"often\" is not allowed; expected one of stage, step")
+
+# The plan of one exchange a step on 1, 2 and 4 ranks (DOT): one exchange, stage 0's interior
+# after the self copy, its slabs after the unpack, the later stages in turn; results.json's
+# setting and redundant cells.
+haloflow_cli_test(euler2d_exchange_every_plan
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/euler2d_step_exchange_shape.sh ${MPIEXEC_EXECUTABLE}
+          ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow>
+          ${PROJECT_SOURCE_DIR}/json/cases/euler2d.json ${frame_steps_dir}/euler2d_plan
+  LABELS host mpi TIMEOUT 120)

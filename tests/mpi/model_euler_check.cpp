@@ -11,6 +11,9 @@
 //   below 2e-15: round-off that does not grow with the steps (the Shu-Osher form with the weights
 //   1/3 and 2/3, whose sum is 1 - 2^-54 in double, drifted by 6e-17 per step: 1.8e-13 here).
 // uniform: a uniform state in motion stays exactly uniform (bitwise) under SSP-RK3 and SSP-RK2.
+// exchange_refusal (2 ranks): one exchange a step of SSP-RK3 (ghosts 6 deep) on sod-x 10 x 8, a
+//   rank owning 5 cells along x, is refused by the run on every rank with the words of the case's
+//   check (/euler2d/exchange_every); at 12 x 8 it runs.
 // Exit: 0 all good, 1 a failure, 77 a GPU executor asked for without a GPU (ctest: skipped).
 
 #include <fmt/format.h>
@@ -170,6 +173,39 @@ int check_uniform(ExecutorKind executor, int rank) {
   return failures;
 }
 
+// The refusal the run gives is the one the case's check gives at validate (tests/cli/
+// models.cmake's euler2d_exchange_every_too_deep), so that a run through the API says the same.
+int check_exchange_refusal(ExecutorKind executor, int rank, int ranks) {
+  if (ranks != 2) {
+    if (rank == 0) std::printf("exchange_refusal needs 2 ranks, not %d: FAILED\n", ranks);
+    return 1;
+  }
+  const std::string expected =
+      "/euler2d/exchange_every: step is not allowed on 2 ranks: the process grid 2 x 1 leaves a "
+      "rank 5 cells along x (10 cells over 2 ranks), fewer than the 6 ghost layers its halo "
+      "exchange fills; expected stage (ghosts 2 deep), or /euler2d/nx at least 12";
+  int failures = 0;
+  for (const std::int64_t nx : {10, 12}) {
+    models::EulerConfig config = make(models::EulerCase::sod_x, nx, 8, 0.0, 3, executor);
+    config.exchange_every = models::ExchangeEvery::step;
+    std::string refusal;
+    try {
+      (void)models::run_euler2d(config, MPI_COMM_WORLD);
+    } catch (const Error& error) {
+      refusal = error.what();
+    }
+    const bool ok = nx == 10 ? refusal == expected : refusal.empty();
+    std::printf("rank %d, sod-x %lld x 8, one exchange a step: %s: %s\n", rank,
+                static_cast<long long>(nx), refusal.empty() ? "ran" : refusal.c_str(),
+                ok ? "ok" : "FAILED");
+    failures += ok ? 0 : 1;
+  }
+  int all = 0;
+  HALOFLOW_MPI(MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+               "exchange_refusal's verdict");
+  return all;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -191,6 +227,8 @@ int main(int argc, char** argv) {
         }
         if (check == "conservation") return check_conservation(m.executor, m.rank);
         if (check == "uniform") return check_uniform(m.executor, m.rank);
-        throw Error(fmt::format("check '{}': expected order, sod, conservation or uniform", check));
+        if (check == "exchange_refusal") return check_exchange_refusal(m.executor, m.rank, m.ranks);
+        throw Error(fmt::format(
+            "check '{}': expected order, sod, conservation, uniform or exchange_refusal", check));
       });
 }

@@ -1,5 +1,6 @@
 // euler2d on the engine: builds the buffers, exchanges and frames (euler2d_frames.cpp: the step's
-// clock, Runge-Kutta stages and CFL monitor), then steps them: the host launches steps without
+// clock, Runge-Kutta stages and CFL monitor; one exchange a stage, or with exchange_every = step
+// one a step over a StepFrame of the stages), then steps them: the host launches steps without
 // waiting and looks at the device clock every few steps; nothing patched, no wait per step.
 // What is computed from the state on the host (outputs, totals, errors): euler2d_fields.cpp.
 
@@ -35,6 +36,26 @@ namespace {
 
 using euler::kGhosts;
 using euler::kStencil;
+
+//! With exchange_every = step, the stages as the sub-steps of one frame of this rank of `grid`;
+//! nothing with one exchange a stage. \throws Error naming /euler2d/exchange_every when the ghosts
+//! are deeper than the thinnest share along an axis with a neighbour (the same words on every
+//! rank, and those of the case's check at validate).
+std::optional<StepFrame> stage_frame(const EulerConfig& config,
+                                     const CartesianDecomposition& grid) {
+  if (config.exchange_every != ExchangeEvery::step) return std::nullopt;
+  if (const auto refusal = euler::one_exchange_refusal(grid, config.stages)) throw Error(*refusal);
+  return StepFrame(euler::stage_step(grid), config.stages, config.stages,
+                   euler::kExchangeEveryField);
+}
+
+//! The halo plan of the state's four fields: the star 2 deep for one exchange a stage; the
+//! StepFrame's stencil (a box, stages * 2 deep) for one a step.
+HaloPlan state_halo_plan(const CartesianDecomposition& grid,
+                         const std::optional<StepFrame>& frame) {
+  if (!frame) return make_halo_plan(grid, kStencil, kGhosts, 4);
+  return make_halo_plan(grid, frame->exchange_stencil(), frame->ghost_depth(), 4);
+}
 
 CartesianDecomposition decompose(const EulerConfig& c, MPI_Comm communicator) {
   DecompositionSpec spec;
@@ -76,16 +97,17 @@ int ranks_in(MPI_Comm communicator) {
 }
 
 //! A euler2d run's state on this rank: U and the stage fields, the device clock and CFL monitor,
-//! one exchange per stage, the step frame and the initial state's monitor frame. The host
-//! launches steps without waiting and looks at the clock's mirror only every few steps (after a
-//! wait, so that every rank sees the same frame's clock and stops at the same step): a bad state
-//! throws, a reached end time stops the launches.
+//! one exchange per stage (or one a step), the step frame and the initial state's monitor frame.
+//! The host launches steps without waiting and looks at the clock's mirror only every few steps
+//! (after a wait, so that every rank sees the same frame's clock and stops at the same step): a bad
+//! state throws, a reached end time stops the launches.
 class EulerStepping final : public SteppingState {
  public:
   EulerStepping(const EulerConfig& config, MPI_Comm communicator)
       : config_(validated(config)),
         grid_(decompose(config, communicator)),
-        halo_(make_halo_plan(grid_, kStencil, kGhosts, 4)),
+        stage_frame_(stage_frame(config, grid_)),
+        halo_(state_halo_plan(grid_, stage_frame_)),
         layout_(halo_.layout),
         backend_(backend_of(config.run.executor)),
         fs_(layout_.field_elements()),
@@ -171,26 +193,32 @@ class EulerStepping final : public SteppingState {
 
   [[nodiscard]] bool saves_state() const override { return true; }
 
-  // U and both stage fields (ghosts included), then time, the next step's wave speed and the
-  // steps taken, so that a restart continues bitwise.
+  // The owned cells of U's four fields (x fastest), then time, the next step's wave speed and the
+  // steps taken, so that a restart continues bitwise. Not the ghosts, whose depth depends on
+  // exchange_every (a checkpoint restarts under either), nor the stage fields: every stage writes
+  // each cell the next one reads before it reads it (the exchange or the stage before, and the
+  // walls), so what they hold between steps is never read.
   std::vector<unsigned char> save() override {
-    std::vector<unsigned char> state(3 * bytes_ + 3 * sizeof(double));
-    buffers_.u.download(state.data(), bytes_);
-    buffers_.s1.download(state.data() + bytes_, bytes_);
-    buffers_.s2.download(state.data() + 2 * bytes_, bytes_);
+    const std::vector<double> owned = owned_cells(state_now());
+    const std::size_t owned_bytes = owned.size() * sizeof(double);
+    std::vector<unsigned char> state(owned_bytes + 3 * sizeof(double));
+    std::memcpy(state.data(), owned.data(), owned_bytes);
     const double scalars[3] = {host_clock_->time, double_of(reduced_now().speed_bits),
                                static_cast<double>(host_clock_->steps_taken)};
-    std::memcpy(state.data() + 3 * bytes_, scalars, sizeof(scalars));
+    std::memcpy(state.data() + owned_bytes, scalars, sizeof(scalars));
     return state;
   }
 
   void restart_at(int step, const std::vector<unsigned char>& state) override {
-    check_state_size("euler2d", state.size(), 3 * bytes_ + 3 * sizeof(double));
-    buffers_.u.upload(state.data(), bytes_);
-    buffers_.s1.upload(state.data() + bytes_, bytes_);
-    buffers_.s2.upload(state.data() + 2 * bytes_, bytes_);
+    const std::size_t owned_bytes = static_cast<std::size_t>(4 * owned_count()) * sizeof(double);
+    check_state_size("euler2d", state.size(), owned_bytes + 3 * sizeof(double));
+    std::vector<double> owned(static_cast<std::size_t>(4 * owned_count()));
+    std::memcpy(owned.data(), state.data(), owned_bytes);
+    // U's ghosts as in the initial state (a valid gas: each is rewritten before a stage reads
+    // it), and the stage fields the same as U (never read before a stage rewrites them).
+    upload_state(with_owned(initial_, owned));
     double scalars[3] = {0, 0, 0};
-    std::memcpy(scalars, state.data() + 3 * bytes_, sizeof(scalars));
+    std::memcpy(scalars, state.data() + owned_bytes, sizeof(scalars));
     // The clock counts frames from the restart step, so a bad state names the same step.
     set_clock(scalars[0], static_cast<long long>(scalars[2]), step, scalars[1]);
     stopped_ = false;
@@ -218,6 +246,14 @@ class EulerStepping final : public SteppingState {
     result.steps_taken = static_cast<int>(final_clock.steps_taken);
     result.final_time = time;
     const double cell_count = static_cast<double>(config_.nx) * static_cast<double>(config_.ny);
+    if (stage_frame_) {
+      // Every rank's redundant cells (collective), and their share of a step's owned work.
+      const std::int64_t redundant = stage_frame_->redundant_cells();
+      collectives_.allreduce(&redundant, &result.redundant_cells_per_step, 1, MPI_INT64_T, MPI_SUM,
+                             "euler2d redundant cells");
+      result.redundant_fraction =
+          static_cast<double>(result.redundant_cells_per_step) / (cell_count * config_.stages);
+    }
     // What a step must move: the first stage reads its input and writes its output, every later
     // stage also reads U, and the CFL monitor reads U once (4 fields each).
     const double fields_moved = 2.0 + 3.0 * (config_.stages - 1) + 1.0;
@@ -248,7 +284,7 @@ class EulerStepping final : public SteppingState {
     }
   }
 
-  // Every stage's exchange goes to the same neighbours the same way: the first one says it.
+  // Every stage's exchange (or the step's one) goes to the same neighbours: the first says it.
   [[nodiscard]] std::vector<HaloRoute> halo_routes() const override {
     return exchanges_.empty() ? std::vector<HaloRoute>{} : exchanges_.front().routes();
   }
@@ -284,8 +320,20 @@ class EulerStepping final : public SteppingState {
     }
   }
 
+  //! One exchange a stage, of its input ("stageK.halo"); or one a step, of U ("halo").
   std::vector<HaloExchange<double>> make_exchanges(MPI_Comm communicator) const {
     std::vector<HaloExchange<double>> exchanges;
+    if (stage_frame_) {
+      exchanges.emplace_back(halo_, communicator,
+                             std::vector<std::vector<double*>>{euler::fields_of(buffers_.u, fs_)},
+                             backend_,
+                             ExchangeOptions{.exchange_id = 0,
+                                             .timeout = config_.run.exchange_timeout,
+                                             .transport = config_.run.transport,
+                                             .self_on_device = config_.run.self_on_device,
+                                             .name = "halo"});
+      return exchanges;
+    }
     exchanges.reserve(static_cast<std::size_t>(config_.stages));
     for (int k = 0; k < config_.stages; ++k) {
       exchanges.emplace_back(halo_, communicator,
@@ -308,7 +356,38 @@ class EulerStepping final : public SteppingState {
             .buffers = buffers_,
             .exchanges = exchanges_,
             .cfl_comm = cfl_comm_.get(),
-            .alone = alone_};
+            .alone = alone_,
+            .step_frame = stage_frame_ ? &*stage_frame_ : nullptr};
+  }
+
+  [[nodiscard]] std::int64_t owned_count() const { return layout_.owned[0] * layout_.owned[1]; }
+
+  //! The owned cells of the four fields of `state` (laid out as U), field by field, x fastest.
+  [[nodiscard]] std::vector<double> owned_cells(const std::vector<double>& state) const {
+    std::vector<double> owned(static_cast<std::size_t>(4 * owned_count()));
+    std::size_t next = 0;
+    euler::for_owned_cells(grid_, layout_, [&](std::int64_t at, std::int64_t, std::int64_t) {
+      for (std::size_t f = 0; f < 4; ++f) {
+        owned[next + f * static_cast<std::size_t>(owned_count())] =
+            state[static_cast<std::size_t>(at + static_cast<std::int64_t>(f) * fs_)];
+      }
+      ++next;
+    });
+    return owned;
+  }
+
+  //! `state` (laid out as U) with its owned cells replaced by `owned` (as owned_cells gives them).
+  [[nodiscard]] std::vector<double> with_owned(std::vector<double> state,
+                                               const std::vector<double>& owned) const {
+    std::size_t next = 0;
+    euler::for_owned_cells(grid_, layout_, [&](std::int64_t at, std::int64_t, std::int64_t) {
+      for (std::size_t f = 0; f < 4; ++f) {
+        state[static_cast<std::size_t>(at + static_cast<std::int64_t>(f) * fs_)] =
+            owned[next + f * static_cast<std::size_t>(owned_count())];
+      }
+      ++next;
+    });
+    return state;
   }
 
   //! U (ghosts included), downloaded.
@@ -358,6 +437,7 @@ class EulerStepping final : public SteppingState {
 
   const EulerConfig& config_;
   const CartesianDecomposition grid_;
+  const std::optional<StepFrame> stage_frame_;  // exchange_every = step: the stages' frame
   const HaloPlan halo_;
   const FieldLayout& layout_;
   const Backend backend_;
@@ -399,6 +479,10 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   result.times = run_timed_steps(config.run, communicator, state);
   state.finish(initial_totals, result);
   return result;
+}
+
+int euler_ghost_depth(const EulerConfig& config) {
+  return config.exchange_every == ExchangeEvery::step ? kGhosts * config.stages : kGhosts;
 }
 
 }  // namespace haloflow::models

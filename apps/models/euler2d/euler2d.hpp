@@ -8,14 +8,19 @@
 //! then one exchange / interior / boundary round per stage: the stage's input (4 fields, one
 //! message per neighbour) is exchanged with two ghost layers (MUSCL reads two cells each side),
 //! physical boundaries get zero-gradient ghosts from a small kernel, the interior stage runs in the
-//! bulk lane meanwhile, the boundary slabs after the unpack. The frame ends with the monitor: a
-//! device reduction of the largest wave speed of the new state (the next step's dt) that also finds
-//! the first cell with a negative density or pressure or a NaN, reduced over the ranks in a host
-//! node on multi-rank runs. No step waits for the host: it checks the clock every few steps.
+//! bulk lane meanwhile, the boundary slabs after the unpack. With exchange_every = step, one
+//! exchange of U a step instead, ghosts 2 * stages deep, and each stage also computes the part of
+//! the neighbours' cells the later stages read (haloflow/steps.hpp's StepFrame, the stages as its
+//! sub-steps): the same bits, fewer exchanges, some redundant cells. The frame ends with the
+//! monitor: a device reduction of the largest wave speed of the new state (the next step's dt) that
+//! also finds the first cell with a negative density or pressure or a NaN, reduced over the ranks
+//! in a host node on multi-rank runs. No step waits for the host: it checks the clock every few
+//! steps.
 
 #include <mpi.h>
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +33,10 @@ namespace haloflow::models {
 //! exactly (a check of the stage form; no case file names it).
 enum class EulerCase { vortex, sod_x, sod_y, kelvin_helmholtz, uniform };
 
+//! How often U's halos travel: before every Runge-Kutta stage (its input, 2 cells deep), or once
+//! a step (U, 2 * stages cells deep, the stages computing ahead into the neighbours' cells).
+enum class ExchangeEvery { stage, step };
+
 struct EulerConfig {
   EulerCase problem = EulerCase::vortex;
   std::int64_t nx = 64;
@@ -38,6 +47,7 @@ struct EulerConfig {
   int limiter = 1;   //!< kernels::EulerLimiter: 0 minmod, 1 van Leer
   int flux = 0;      //!< kernels::EulerFlux: 0 HLLC, 1 Rusanov
   double gamma = 1.4;
+  ExchangeEvery exchange_every = ExchangeEvery::stage;
   RunOptions run;  //!< run.steps: the most steps (fewer when t_end is reached)
 };
 
@@ -62,7 +72,18 @@ struct EulerResult : StepMeasures {
   std::array<double, 4> totals_final{};
   std::array<double, 4> totals_scale{};  //!< sum of |field| dx dy at the start
   std::vector<double> field;  //!< rank 0, with run.gather: rho, rho u, rho v, E, each nx*ny
+  //! exchange_every = step: the cells the stages of one step compute outside their owners' boxes,
+  //! over all ranks (StepFrame::redundant_cells), and their share of a step's owned work (the
+  //! stages times the cells). 0 with exchange_every = stage.
+  std::int64_t redundant_cells_per_step = 0;
+  double redundant_fraction = 0;
 };
+
+//! \brief "stage" or "step", as the case names them.
+[[nodiscard]] std::string to_string(ExchangeEvery every);
+
+//! \brief The ghost layers U's exchange fills: 2 (MUSCL's reach) a stage, 2 * stages a step.
+[[nodiscard]] int euler_ghost_depth(const EulerConfig& config);
 
 //! \brief Parses "vortex", "sod-x", "sod-y", "kh" (and "uniform"). \throws Error otherwise.
 [[nodiscard]] EulerCase euler_case_from_string(const std::string& text);

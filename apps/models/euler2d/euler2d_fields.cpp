@@ -148,8 +148,9 @@ void report_bad_state(const EulerConfig& config, const CartesianDecomposition& g
     const std::vector<double> q = state();
     const auto value = [&](std::int64_t f) { return q[static_cast<std::size_t>(at + f * fs)]; };
     const double rho = value(0);
-    info[0] = static_cast<double>(grid.global_offset()[0] + li - kGhosts);
-    info[1] = static_cast<double>(grid.global_offset()[1] + lj - kGhosts);
+    // The ghost depth depends on exchange_every: the layout's.
+    info[0] = static_cast<double>(grid.global_offset()[0] + li - layout.ghost_width);
+    info[1] = static_cast<double>(grid.global_offset()[1] + lj - layout.ghost_width);
     info[2] = rho;
     info[3] =
         (config.gamma - 1.0) * (value(3) - 0.5 * (value(1) * value(1) + value(2) * value(2)) / rho);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <utility>
@@ -40,33 +41,41 @@ std::vector<Access> joined(std::vector<Access> accesses, const std::vector<Acces
 //! Zero-gradient ghosts on a physical side this rank touches.
 struct Wall {
   std::string side;
+  std::size_t axis = 0;
   kernels::CellBox box;
   kernels::EulerWall wall;
   Box ghosts;  //!< the ghost cells it writes (box, as a Box)
-  Box edge;    //!< the owned layer next to the wall, which it copies outwards
+  Box edge;    //!< the layer next to the wall it copies outwards (owned, and beyond it in `span`)
 };
 
-std::vector<Wall> physical_walls(const CartesianDecomposition& grid, const FieldLayout& layout) {
+//! The walls of the physical sides this rank touches, their ghosts kGhosts deep along the rows
+//! (or columns) of `span` across the wall: the owned box when every stage exchanges its input; the
+//! stage's region with one exchange a step, which reaches into the neighbours' cells along the
+//! other axis (the rows there are the exchange's for U, the stage before's for S1 and S2).
+std::vector<Wall> physical_walls(const CartesianDecomposition& grid, const FieldLayout& layout,
+                                 const Box& span) {
   std::vector<Wall> walls;
   const Box owned = layout.owned_box();
   const Index3 offset = grid.global_offset();
-  for (int axis = 0; axis < 2; ++axis) {
-    const auto a = static_cast<std::size_t>(axis);
+  for (std::size_t a = 0; a < 2; ++a) {
     if (grid.spec().boundary[a] != Boundary::physical) continue;
-    const char* names[2] = {axis == 0 ? "x-" : "y-", axis == 0 ? "x+" : "y+"};
+    const char* names[2] = {a == 0 ? "x-" : "y-", a == 0 ? "x+" : "y+"};
     for (int high = 0; high < 2; ++high) {
       const bool touches =
           high == 0 ? offset[a] == 0 : offset[a] + layout.owned[a] == grid.spec().global_cells[a];
       if (!touches) continue;
-      Box ghosts = owned;
+      Box ghosts = span;
       ghosts.lo[a] = high == 0 ? owned.lo[a] - kGhosts : owned.hi[a];
       ghosts.hi[a] = ghosts.lo[a] + kGhosts;
-      Box edge = owned;
+      Box edge = span;
       edge.lo[a] = high == 0 ? owned.lo[a] : owned.hi[a] - 1;
       edge.hi[a] = edge.lo[a] + 1;
       walls.push_back({names[high],
+                       a,
                        cell_box(ghosts, layout),
-                       {.axis = axis, .edge = edge.lo[a], .field_stride = layout.field_elements()},
+                       {.axis = static_cast<int>(a),
+                        .edge = edge.lo[a],
+                        .field_stride = layout.field_elements()},
                        ghosts,
                        edge});
     }
@@ -154,95 +163,245 @@ OwnComm::~OwnComm() {
   MPI_Comm_free(&comm_);
 }
 
-FramePlan step_plan(const PlanInputs& in) {
-  const EulerConfig& config = in.config;
-  const FieldLayout& layout = in.layout;
-  const StateBuffers& b = in.buffers;
-  const std::int64_t fs = layout.field_elements();
-  const auto h = euler_cell_size(config);
-  const int stages = config.stages;
-  // Weights b of out = U + b ((in - D) - U) after the first stage (out = U - D): SSP-RK3's
-  // (3/4, 1/4) and (1/3, 2/3) Shu-Osher pairs become b = 1/4 and 2/3, SSP-RK2's (1/2, 1/2) b = 1/2.
-  const std::array<double, 3> weights = stages == 3 ? std::array<double, 3>{1.0, 0.25, 2.0 / 3.0}
-                                                    : std::array<double, 3>{1.0, 0.5, 0};
-  const std::array<const Buffer*, 3> inputs = b.inputs();
-  const std::array<const Buffer*, 3> outputs = b.outputs(stages);
-  const std::vector<Wall> walls = physical_walls(in.grid, layout);
-  // One rank: the clock reads the device monitor itself; more: the reduction over the ranks.
-  const kernels::EulerMonitor* reduced = in.alone ? b.device_monitor() : b.pinned_reduced();
+namespace {
 
-  // Strict: the edges written here must order every pair of accesses that conflict.
-  FramePlan plan("euler2d", EdgeRule::strict);
-  for (const auto& [buffer, name] :
-       {std::pair{&b.u, "u"}, {&b.s1, "stage 1"}, {&b.s2, "stage 2"}}) {
-    const std::vector<double*> fields = fields_of(*buffer, fs);
-    for (std::size_t f = 0; f < fields.size(); ++f) {
-      plan.name_field(fields[f], fmt::format("{} (conserved field {})", name, f));
+//! What every stage node of the step's plan shares, and how to add the clock, a stage's walls and
+//! the stage over a box: the two shapes of the step (an exchange a stage or a step) differ only in
+//! which boxes they add when.
+class StepPlanner {
+ public:
+  explicit StepPlanner(const PlanInputs& in)
+      : in_(in),
+        fs_(in.layout.field_elements()),
+        // Weights b of out = U + b ((in - D) - U) after the first stage (out = U - D): SSP-RK3's
+        // (3/4, 1/4) and (1/3, 2/3) Shu-Osher pairs become b = 1/4 and 2/3, SSP-RK2's (1/2, 1/2)
+        // b = 1/2.
+        weights_(in.config.stages == 3 ? std::array<double, 3>{1.0, 0.25, 2.0 / 3.0}
+                                       : std::array<double, 3>{1.0, 0.5, 0}),
+        inputs_(in.buffers.inputs()),
+        outputs_(in.buffers.outputs(in.config.stages)),
+        step_(in.buffers.step.as<kernels::EulerStep>()),
+        stage_kernel_(kernels::euler_stage_kernel(in.config.limiter, in.config.flux)),
+        // Strict: the edges written here must order every pair of accesses that conflict.
+        plan_("euler2d", EdgeRule::strict) {
+    const StateBuffers& b = in.buffers;
+    for (const auto& [buffer, name] :
+         {std::pair{&b.u, "u"}, {&b.s1, "stage 1"}, {&b.s2, "stage 2"}}) {
+      const std::vector<double*> fields = fields_of(*buffer, fs_);
+      for (std::size_t f = 0; f < fields.size(); ++f) {
+        plan_.name_field(fields[f], fmt::format("{} (conserved field {})", name, f));
+      }
     }
   }
-  auto* step = b.step.as<kernels::EulerStep>();
-  plan.add_kernel(
-      {.name = "cfl.clock",
-       .lane = Lane::communication,
-       .access = {reads(reduced, buffer_cells(1)), reads(b.device_monitor(), buffer_cells(1)),
-                  writes(b.clock.as<const kernels::EulerClock>(), buffer_cells(1)),
-                  writes(step, buffer_cells(1)),
-                  writes(b.mirror.as<const kernels::EulerClock>(), buffer_cells(1))}},
-      kernels::euler_clock_kernel(), LaunchShape::fixed(1, 1),
-      kernels::EulerClockParams{.cfl = config.cfl, .t_end = config.t_end, .dx = h[0], .dy = h[1]},
-      reduced, b.device_monitor(), b.clock.as<kernels::EulerClock>(), step,
-      b.mirror.as<kernels::EulerClock>());
-  const kernels::EulerStageKernel stage_kernel =
-      kernels::euler_stage_kernel(config.limiter, config.flux);
-  const CellSplit cells = split_update(layout.owned_box(), layout, kStencil);
-  std::vector<std::string> previous;  // the last stage's compute nodes
-  for (int k = 0; k < stages; ++k) {
+
+  FramePlan& plan() { return plan_; }
+
+  //! `cfl.clock`: the step's dt, which every stage reads.
+  void add_clock() {
+    const StateBuffers& b = in_.buffers;
+    const auto h = euler_cell_size(in_.config);
+    // One rank: the clock reads the device monitor itself; more: the reduction over the ranks.
+    const kernels::EulerMonitor* reduced = in_.alone ? b.device_monitor() : b.pinned_reduced();
+    plan_.add_kernel(
+        {.name = "cfl.clock",
+         .lane = Lane::communication,
+         .access = {reads(reduced, buffer_cells(1)), reads(b.device_monitor(), buffer_cells(1)),
+                    writes(b.clock.as<const kernels::EulerClock>(), buffer_cells(1)),
+                    writes(step_, buffer_cells(1)),
+                    writes(b.mirror.as<const kernels::EulerClock>(), buffer_cells(1))}},
+        kernels::euler_clock_kernel(), LaunchShape::fixed(1, 1),
+        kernels::EulerClockParams{
+            .cfl = in_.config.cfl, .t_end = in_.config.t_end, .dx = h[0], .dy = h[1]},
+        reduced, b.device_monitor(), b.clock.as<kernels::EulerClock>(), step_,
+        b.mirror.as<kernels::EulerClock>());
+  }
+
+  //! Stage k's input's wall ghosts along the rows (columns) of `span`, after `after`; their names.
+  std::vector<std::string> add_walls(int k, const Box& span,
+                                     const std::vector<std::string>& after) {
+    const Buffer& input = *inputs_[static_cast<std::size_t>(k)];
+    std::vector<std::string> names;
+    for (const Wall& w : physical_walls(in_.grid, in_.layout, span)) {
+      names.push_back(fmt::format("stage{}.wall.{}", k, w.side));
+      plan_.add_kernel({.name = names.back(),
+                        .lane = Lane::communication,
+                        .after = after,
+                        .access = joined(state_access(input, fs_, w.edge, AccessMode::read),
+                                         state_access(input, fs_, w.ghosts, AccessMode::write))},
+                       kernels::euler_wall_kernel(), box_launch(w.box), w.box, w.wall,
+                       input.as<double>());
+    }
+    return names;
+  }
+
+  //! Stage k over `box` (nothing for an empty box), its name appended to `computed`.
+  void add_stage(int k, const Box& box, NodeOptions options, std::vector<std::string>& computed) {
+    if (box.empty()) return;
     const auto sk = static_cast<std::size_t>(k);
+    const Buffer& input = *inputs_[sk];
+    const Buffer& output = *outputs_[sk];
+    const StateBuffers& b = in_.buffers;
     const kernels::EulerStage stage{
-        .b = weights[sk], .first = k == 0 ? 1 : 0, .gamma = config.gamma, .field_stride = fs};
-    const ExchangeNodes nodes = in.exchanges[sk].add_to(plan, previous);
-    const Buffer& input = *inputs[sk];
-    const Buffer& output = *outputs[sk];
+        .b = weights_[sk], .first = k == 0 ? 1 : 0, .gamma = in_.config.gamma, .field_stride = fs_};
+    const kernels::CellBox cell = cell_box(box, in_.layout);
+    computed.push_back(options.name);
+    // out = U + b((in - D(in)) - U): in two cells around the box, U and out at it, and dt.
+    options.access =
+        joined(joined(state_access(input, fs_, grown(box, {kGhosts, kGhosts, 0}), AccessMode::read),
+                      state_access(b.u, fs_, box, AccessMode::read)),
+               joined(state_access(output, fs_, box, AccessMode::write),
+                      {reads(static_cast<const kernels::EulerStep*>(step_), buffer_cells(1))}));
+    plan_.add_kernel(std::move(options), stage_kernel_, kernels::euler_stage_launch(cell), cell,
+                     stage, static_cast<const kernels::EulerStep*>(step_), b.u.as<const double>(),
+                     input.as<const double>(), output.as<double>());
+  }
+
+ private:
+  const PlanInputs& in_;
+  const std::int64_t fs_;
+  const std::array<double, 3> weights_;
+  const std::array<const Buffer*, 3> inputs_;
+  const std::array<const Buffer*, 3> outputs_;
+  kernels::EulerStep* step_;
+  const kernels::EulerStageKernel stage_kernel_;
+  FramePlan plan_;
+};
+
+//! `a` and then `b`.
+std::vector<std::string> concatenated(std::vector<std::string> a,
+                                      const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+//! One exchange per stage, of its input, 2 cells deep; its walls; its interior in the bulk lane
+//! while the halos travel, its boundary slabs after the unpack. \returns the last stage's nodes.
+std::vector<std::string> add_stages_exchanging_each(StepPlanner& planner, const PlanInputs& in) {
+  const Box owned = in.layout.owned_box();
+  const CellSplit cells = split_update(owned, in.layout, kStencil);
+  std::vector<std::string> previous;  // the last stage's compute nodes
+  for (int k = 0; k < in.config.stages; ++k) {
+    const ExchangeNodes nodes =
+        in.exchanges[static_cast<std::size_t>(k)].add_to(planner.plan(), previous);
     // The stages read the clock's dt: the first stage after it, the later ones through it.
-    std::vector<std::string> after = k == 0 ? std::vector<std::string>{"cfl.clock"} : previous;
+    const std::vector<std::string> after =
+        k == 0 ? std::vector<std::string>{"cfl.clock"} : previous;
     std::vector<std::string> ready = after;
     ready.push_back(nodes.unpack);
-    for (const Wall& w : walls) {
-      const std::string name = fmt::format("stage{}.wall.{}", k, w.side);
-      plan.add_kernel({.name = name,
-                       .lane = Lane::communication,
-                       .after = previous,
-                       .access = joined(state_access(input, fs, w.edge, AccessMode::read),
-                                        state_access(input, fs, w.ghosts, AccessMode::write))},
-                      kernels::euler_wall_kernel(), box_launch(w.box), w.box, w.wall,
-                      inputs[sk]->as<double>());
-      ready.push_back(name);
-    }
+    ready = concatenated(std::move(ready), planner.add_walls(k, owned, previous));
     std::vector<std::string> computed;
-    const auto add_stage = [&](const Box& box, NodeOptions options) {
-      if (box.empty()) return;
-      const kernels::CellBox cell = cell_box(box, layout);
-      computed.push_back(options.name);
-      // out = U + b((in - D(in)) - U): in two cells around the box, U and out at it, and dt.
-      options.access = joined(
-          joined(state_access(input, fs, grown(box, {kGhosts, kGhosts, 0}), AccessMode::read),
-                 state_access(b.u, fs, box, AccessMode::read)),
-          joined(state_access(output, fs, box, AccessMode::write),
-                 {reads(static_cast<const kernels::EulerStep*>(step), buffer_cells(1))}));
-      plan.add_kernel(std::move(options), stage_kernel, kernels::euler_stage_launch(cell), cell,
-                      stage, static_cast<const kernels::EulerStep*>(step), b.u.as<const double>(),
-                      inputs[sk]->as<const double>(), outputs[sk]->as<double>());
-    };
-    add_stage(cells.interior, {.name = fmt::format("stage{}.interior", k), .after = after});
+    planner.add_stage(k, cells.interior,
+                      {.name = fmt::format("stage{}.interior", k), .after = after}, computed);
     for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
-      add_stage(cells.boundary[i], {.name = fmt::format("stage{}.boundary.{}", k, i),
-                                    .lane = Lane::communication,
-                                    .after = ready});
+      planner.add_stage(k, cells.boundary[i],
+                        {.name = fmt::format("stage{}.boundary.{}", k, i),
+                         .lane = Lane::communication,
+                         .after = ready},
+                        computed);
     }
     previous = std::move(computed);
   }
-  add_monitor(plan, previous, in);
-  return plan;
+  return previous;
+}
+
+//! The part of stage 0's `region` whose cells read no ghost of U that is filled after the halos
+//! arrive: inside the owned box less kGhosts cells along the axes whose halos travel and on the
+//! wall sides (the walls' rows reach into the exchanged ghosts, so they run after the unpack),
+//! whole along the axes a rank copies to itself (in place after the self copy). split_box clamps
+//! it into `region`.
+Box before_halos(const Box& region, const Box& owned, std::array<bool, 3> remote,
+                 const std::vector<Wall>& walls) {
+  Box inner = region;
+  // A wall axis is cut on both sides: its other side is a wall too or has a neighbour (remote).
+  for (const Wall& w : walls) remote[w.axis] = true;
+  for (std::size_t axis = 0; axis < 2; ++axis) {
+    if (!remote[axis]) continue;
+    inner.lo[axis] = std::max(inner.lo[axis], owned.lo[axis] + kGhosts);
+    inner.hi[axis] = std::max(std::min(inner.hi[axis], owned.hi[axis] - kGhosts), inner.lo[axis]);
+  }
+  return inner;
+}
+
+//! One exchange of U, ghosts stages * 2 deep; then stage k (0-based) over StepFrame::computed(k +
+//! 1), after its input's walls along the same rows: stage 0 split as above (its interior after the
+//! self copy, its slabs after the unpack), each later stage after the whole stage before. Every
+//! cell a stage computes outside the owned box is one its neighbour computes too, from the same
+//! values, so U after the step is the same bits. \returns the last stage's nodes.
+std::vector<std::string> add_stages_exchanging_once(StepPlanner& planner, const PlanInputs& in) {
+  const StepFrame& frame = *in.step_frame;
+  const Box owned = in.layout.owned_box();
+  HaloExchange<double>& exchange = in.exchanges.front();
+  const ExchangeNodes nodes = exchange.add_to(planner.plan(), {});
+  std::vector<std::string> previous;
+  for (int k = 0; k < in.config.stages; ++k) {
+    const Box region = frame.computed(k + 1, owned);
+    std::vector<std::string> computed;
+    if (k == 0) {
+      // U's wall ghosts along rows the exchange fills: after it.
+      const std::vector<std::string> walls = planner.add_walls(0, region, {nodes.unpack});
+      const Box inner = before_halos(region, owned, exchange.remote_axes(),
+                                     physical_walls(in.grid, in.layout, region));
+      const CellSplit cells = split_box(region, inner);
+      planner.add_stage(
+          0, cells.interior,
+          {.name = "stage0.interior", .after = concatenated({"cfl.clock"}, nodes.after_self())},
+          computed);
+      const std::vector<std::string> ready = concatenated({"cfl.clock", nodes.unpack}, walls);
+      for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
+        planner.add_stage(0, cells.boundary[i],
+                          {.name = fmt::format("stage0.boundary.{}", i),
+                           .lane = Lane::communication,
+                           .after = ready},
+                          computed);
+      }
+    } else {
+      const std::vector<std::string> walls = planner.add_walls(k, region, previous);
+      planner.add_stage(k, region,
+                        {.name = fmt::format("stage{}", k), .after = concatenated(previous, walls)},
+                        computed);
+    }
+    previous = std::move(computed);
+  }
+  return previous;
+}
+
+}  // namespace
+
+FramePlan step_plan(const PlanInputs& in) {
+  StepPlanner planner(in);
+  planner.add_clock();
+  const std::vector<std::string> last = in.step_frame != nullptr
+                                            ? add_stages_exchanging_once(planner, in)
+                                            : add_stages_exchanging_each(planner, in);
+  add_monitor(planner.plan(), last, in);
+  return std::move(planner.plan());
+}
+
+OneStep stage_step(const CartesianDecomposition& grid) {
+  return one_step(grid, kStencil);
+}
+
+std::optional<std::string> one_exchange_refusal(const CartesianDecomposition& grid, int stages) {
+  const OneStep step = stage_step(grid);
+  const int depth = stages * kGhosts;
+  const std::array<bool, 3> exchanged = exchanged_axes(step);
+  const Coord3 shape = step.process_grid;
+  const Index3 cells = grid.spec().global_cells;
+  for (std::size_t axis = 0; axis < 2; ++axis) {
+    if (!exchanged[axis] || step.thinnest[axis] >= depth) continue;
+    const int ranks = shape[axis];
+    const std::int64_t fewest = step.thinnest[axis];
+    // The words check_machine's refusal (machine_fit.cpp) gives at validate.
+    return fmt::format(
+        "{}: step is not allowed on {} rank{}: the process grid {} x {} leaves a rank {} cell{} "
+        "along {} ({} cells over {} rank{}{}), fewer than the {} ghost layers its halo exchange "
+        "fills; expected {}, or /euler2d/{} at least {}",
+        kExchangeEveryField, shape[0] * shape[1], shape[0] * shape[1] == 1 ? "" : "s", shape[0],
+        shape[1], fewest, fewest == 1 ? "" : "s", axis == 0 ? "x" : "y", cells[axis], ranks,
+        ranks == 1 ? "" : "s", ranks == 1 ? ", periodic: its own neighbour" : "", depth,
+        kStageAdvice, axis == 0 ? "nx" : "ny", std::int64_t{depth} * ranks);
+  }
+  return std::nullopt;
 }
 
 FramePlan cfl_plan(const PlanInputs& in) {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "euler2d_frames.hpp"
 #include "euler2d_report.hpp"
 #include "euler_kernels.hpp"
 #include "haloflow/mpi_session.hpp"
@@ -21,7 +22,9 @@ class Euler2dModel final : public Model {
   void read_section(JsonFields& fields, const nlohmann::json& section,
                     const std::string& /*case_name*/) override {
     const std::string at = "/euler2d";
-    fields.only_keys(section, at, {"case", "nx", "ny", "cfl", "t_end", "rk", "limiter", "riemann"});
+    fields.only_keys(
+        section, at,
+        {"case", "nx", "ny", "cfl", "t_end", "rk", "limiter", "riemann", "exchange_every"});
     EulerConfig& c = config_;
     if (section.contains("case")) {
       const auto chosen =
@@ -47,6 +50,13 @@ class Euler2dModel final : public Model {
       const auto chosen = fields.choice(section["riemann"], at + "/riemann", {"hllc", "rusanov"});
       if (!chosen.empty()) c.flux = chosen == "hllc" ? kernels::kHllc : kernels::kRusanov;
     }
+    if (section.contains("exchange_every")) {
+      const auto chosen =
+          fields.choice(section["exchange_every"], at + "/exchange_every", {"stage", "step"});
+      if (!chosen.empty()) {
+        c.exchange_every = chosen == "step" ? ExchangeEvery::step : ExchangeEvery::stage;
+      }
+    }
   }
 
   [[nodiscard]] RunShape run_shape() const override {
@@ -56,16 +66,28 @@ class Euler2dModel final : public Model {
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     // MUSCL reads two ghost layers: each rank owns at least 2 cells per axis. A rank holds the
     // state, the stage input and output and the wave-speed scratch, 4 conserved fields each.
-    bytes_per_rank_ = check_grid_fits(fields,
-                                      {.section = "/euler2d",
-                                       .dimensions = 2,
-                                       .values = {config_.nx, config_.ny, 1},
-                                       .cells = {config_.nx, config_.ny, 1},
-                                       .cells_per_rank = 2,
-                                       .ghost_cells = 4,
-                                       .fields = 16,
-                                       .precision = "double"},
-                                      limits);
+    // One exchange a step fills stages * 2 layers: a grid too thin for them is refused at
+    // /euler2d/exchange_every (with the words the run would refuse it with).
+    const bool once = config_.exchange_every == ExchangeEvery::step;
+    const int depth = euler_ghost_depth(config_);
+    GridNeeds needs{.section = "/euler2d",
+                    .dimensions = 2,
+                    .values = {config_.nx, config_.ny, 1},
+                    .cells = {config_.nx, config_.ny, 1},
+                    .cells_per_rank = 2,
+                    .ghost_cells = 2 * depth,
+                    .fields = 16,
+                    .precision = "double"};
+    if (once) {
+      needs.halo_depth = depth;
+      needs.periodic = {config_.problem != EulerCase::sod_x, config_.problem != EulerCase::sod_y,
+                        false};
+      needs.depth_reason = "one exchange a step (/euler2d/exchange_every step)";
+      needs.depth_advice = euler::kStageAdvice;
+      needs.depth_pointer = euler::kExchangeEveryField;
+      needs.depth_value = "step";
+    }
+    bytes_per_rank_ = check_grid_fits(fields, needs, limits);
   }
 
   [[nodiscard]] double bytes_per_rank() const override { return bytes_per_rank_; }
@@ -78,7 +100,16 @@ class Euler2dModel final : public Model {
             {"t_end", config_.t_end},
             {"rk", config_.stages},
             {"limiter", limiter_name(config_.limiter)},
-            {"riemann", flux_name(config_.flux)}};
+            {"riemann", flux_name(config_.flux)},
+            {"exchange_every", to_string(config_.exchange_every)}};
+  }
+
+  // A checkpoint holds U's owned cells only, the same whichever way the halos travel: a restart
+  // may exchange them the other way.
+  [[nodiscard]] nlohmann::json checkpoint_section() const override {
+    nlohmann::json section = resolved_section();
+    section.erase("exchange_every");
+    return section;
   }
 
   [[nodiscard]] std::string sizes() const override {

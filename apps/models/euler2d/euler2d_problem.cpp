@@ -185,4 +185,8 @@ std::string to_string(EulerCase problem) {
   return "kh";
 }
 
+std::string to_string(ExchangeEvery every) {
+  return every == ExchangeEvery::step ? "step" : "stage";
+}
+
 }  // namespace haloflow::models

@@ -45,12 +45,17 @@ std::string flux_name(int flux) {
   return flux == kernels::kHllc ? "hllc" : "rusanov";
 }
 
+std::string exchange_mode(const EulerConfig& config) {
+  return fmt::format("one exchange a {} (ghosts {} deep)", to_string(config.exchange_every),
+                     euler_ghost_depth(config));
+}
+
 std::string euler_header(const EulerConfig& config, const StepSummary& run) {
   const std::array<double, 2> h = euler_cell_size(config);
   return fmt::format(
-      "euler2d: case {}, {} x {} cells (dx {:.6g}, dy {:.6g}), {}, SSP-RK{}, {}, {}, cfl {}\n",
+      "euler2d: case {}, {} x {} cells (dx {:.6g}, dy {:.6g}), {}, SSP-RK{}, {}, {}, cfl {}, {}\n",
       to_string(config.problem), config.nx, config.ny, h[0], h[1], describe_run(run), config.stages,
-      limiter_name(config.limiter), flux_name(config.flux), config.cfl);
+      limiter_name(config.limiter), flux_name(config.flux), config.cfl, exchange_mode(config));
 }
 
 std::optional<std::string> euler_clock_line(const StepSample& sample) {
@@ -95,6 +100,12 @@ std::string EulerRun::own_closing() const {
                                   : fmt::format("{:.3e} (absolute: it starts at 0)", change(r, f)));
   }
   text += fmt::format("conservation, |change| / sum |initial|: {}\n", drift);
+  if (settings_.exchange_every == ExchangeEvery::step) {
+    text += fmt::format(
+        "one exchange a step: {} cells a step computed outside their owners' boxes ({:.1f} % of "
+        "the step's owned work)\n",
+        r.redundant_cells_per_step, 100 * r.redundant_fraction);
+  }
   return text;
 }
 
@@ -132,6 +143,10 @@ void EulerRun::add_own(nlohmann::json& results) const {
                         {"t_end", settings_.t_end},
                         {"t", r.final_time},
                         {"steps_taken", r.steps_taken},
+                        {"exchange_every", to_string(settings_.exchange_every)},
+                        {"ghost_depth", euler_ghost_depth(settings_)},
+                        {"redundant_cells_per_step", r.redundant_cells_per_step},
+                        {"redundant_fraction", r.redundant_fraction},
                         {"density_error", std::move(errors)},
                         {"conservation", std::move(conservation)}};
 }

@@ -11,6 +11,9 @@
 
 namespace haloflow::models {
 
+//! How the halos travel, for the header: "one exchange a step (ghosts 6 deep)".
+[[nodiscard]] std::string exchange_mode(const EulerConfig& config);
+
 //! The report's first line: the problem, the grid and its cell size, how it runs, the scheme.
 [[nodiscard]] std::string euler_header(const EulerConfig& config, const StepSummary& run);
 
