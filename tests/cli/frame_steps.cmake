@@ -1,6 +1,7 @@
-# Frames of k steps (haloflow/steps.hpp) on heat3d: the same bits for k = 1 to 4 on 1 to 4 ranks,
-# a checkpoint of one k restarting under another, and a k too deep for the ranks' shares refused
-# at /heat3d/steps_per_frame (included by CMakeLists.txt).
+# Frames of k steps (haloflow/steps.hpp) on heat3d: the same bits for k = 1 to 4 and auto on 1
+# to 4 ranks, a checkpoint of one k restarting under another, and a k too deep for the ranks'
+# shares refused at /heat3d/steps_per_frame; then euler2d's one exchange a step (exchange_every)
+# the same ways (included by CMakeLists.txt).
 
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/frame_steps)
 set(frame_steps_dir ${CMAKE_CURRENT_BINARY_DIR}/frame_steps)
