@@ -33,7 +33,7 @@ for ranks in 1 2 3 4; do
       cat "$work/$name.log"
       exit 1
     fi
-    if [[ $value == auto ]] && ! grep -q "(auto: " "$work/$name.log"; then
+    if [[ $value == auto ]] && ! grep -q "auto: " "$work/$name.log"; then
       echo "FAILED: $setting=auto on $ranks ranks: the header does not say what auto chose and why:"
       cat "$work/$name.log"
       exit 1
@@ -45,7 +45,7 @@ for ranks in 1 2 3 4; do
     elif cmp "$reference" "$work/$name.raw"; then
       chosen=""
       [[ $value == auto ]] &&
-        chosen=" ($(grep -m1 -oE "[0-9]+ steps? a frame[^(]*\(auto: [^;]*" "$work/$name.log"))"
+        chosen=" ($(grep -m1 -oE "(steps? a frame|one exchange a [a-z]+)[^;]*; auto: [^;)]*|[0-9]+ steps? a frame[^(]*\(auto: [^;)]*" "$work/$name.log"))"
       echo "  $setting=$value on $grid: bitwise identical$chosen"
     else
       echo "  FAILED: $setting=$value on $grid differs from $setting=${values[0]} on 1 rank"

@@ -105,7 +105,7 @@ foreach(executor host graph)
     list(GET euler_step_pair 1 euler_step_args)
     separate_arguments(euler_step_args UNIX_COMMAND "${euler_step_args}")
     haloflow_cli_test(euler2d_exchange_every_${euler_step_name}_${executor}
-      COMMAND env FRAME_SETTING=euler2d.exchange_every "FRAME_VALUES=stage step"
+      COMMAND env FRAME_SETTING=euler2d.exchange_every "FRAME_VALUES=stage step auto"
               bash ${CMAKE_CURRENT_SOURCE_DIR}/compare_frame_steps.sh
               ${frame_steps_dir}/euler2d-${executor}-${euler_step_name}
               ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow_model>
@@ -158,7 +158,26 @@ haloflow_cli_test(euler2d_exchange_every_out_of_range
   COMMAND $<TARGET_FILE:haloflow_model> euler2d --steps 1 --executor host
           --set euler2d.exchange_every=often
   LABELS host TIMEOUT 60
-  PASS_REGEX "/euler2d/exchange_every: \"often\" is not allowed; expected one of stage, step")
+  PASS_REGEX "/euler2d/exchange_every: \"often\" is not allowed; expected one of stage, step, auto")
+
+# auto: both timed and the header saying each one's step and the rule; where one exchange a step
+# does not fit, or the run ends within the measurement, stage without measuring, and why.
+haloflow_cli_test(euler2d_exchange_every_auto RANKS 2
+  COMMAND $<TARGET_FILE:haloflow_model> euler2d --set euler2d.nx=24 --set euler2d.ny=20 --steps 5
+          --executor host --set euler2d.exchange_every=auto
+  LABELS host mpi TIMEOUT 60
+  PASS_REGEX "one exchange a (stage \\(ghosts 2|step \\(ghosts 6) deep; auto: a step took [0-9.]+ us exchanging every stage, [0-9.]+ us once a step, median of 12 steps, slowest rank; a step only if faster by more than 3 %")
+haloflow_cli_test(euler2d_exchange_every_auto_thin RANKS 2
+  COMMAND $<TARGET_FILE:haloflow_model> euler2d --set euler2d.nx=10 --set euler2d.ny=12 --steps 3
+          --executor host --set euler2d.exchange_every=auto
+  LABELS host mpi TIMEOUT 60
+  PASS_REGEX "one exchange a stage \\(ghosts 2 deep; auto: a rank's share is too thin for ghosts 6 deep\\)")
+haloflow_cli_test(euler2d_exchange_every_auto_short RANKS 2
+  COMMAND $<TARGET_FILE:haloflow_model> euler2d --set euler2d.case=sod-x --set euler2d.nx=32
+          --set euler2d.ny=8 --set euler2d.t_end=0.01 --steps 50 --executor host
+          --set euler2d.exchange_every=auto
+  LABELS host mpi TIMEOUT 60
+  PASS_REGEX "one exchange a stage \\(ghosts 2 deep; auto: the run ends within the measurement\\)")
 
 # The plan of one exchange a step on 1, 2 and 4 ranks (DOT): one exchange, stage 0's interior
 # after the self copy, its slabs after the unpack, the later stages in turn; results.json's

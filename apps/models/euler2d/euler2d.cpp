@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -29,6 +30,8 @@
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/mpi_session.hpp"
 #include "haloflow/ranks.hpp"
+#include "haloflow/steps.hpp"
+#include "measured_choice.hpp"
 #include "timed_steps.hpp"
 
 namespace haloflow::models {
@@ -468,7 +471,41 @@ class EulerStepping final : public SteppingState {
 
 }  // namespace
 
-EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
+EulerExchangeChoice choose_euler_exchange(const EulerConfig& config, MPI_Comm communicator) {
+  euler::validate(config);
+  EulerExchangeChoice choice;
+  if (euler::one_exchange_refusal(decompose(config, communicator), config.stages)) {
+    choice.why_not =
+        fmt::format("a rank's share is too thin for ghosts {} deep", kGhosts * config.stages);
+    return choice;
+  }
+  // One configuration each, alive while its trial's state refers to it.
+  std::array<EulerConfig, 2> trials{config, config};
+  trials[0].exchange_every = ExchangeEvery::stage;
+  trials[1].exchange_every = ExchangeEvery::step;
+  std::vector<MeasuredCandidate> candidates;
+  for (const EulerConfig& trial : trials) {
+    candidates.push_back({.build = [&trial, communicator] {
+      return std::make_unique<EulerStepping>(trial, communicator);
+    }});
+  }
+  const MeasuredChoice measured =
+      choose_by_measuring(config.run, communicator, candidates, kStepsPerFrameTolerance);
+  choice.chosen = trials[measured.chosen].exchange_every;
+  choice.seconds_per_step = measured.seconds_per_step;
+  choice.steps_timed = measured.steps_timed;
+  choice.seconds = measured.seconds;
+  if (choice.seconds_per_step.empty()) choice.why_not = "the run ends within the measurement";
+  return choice;
+}
+
+EulerResult run_euler2d(const EulerConfig& asked, MPI_Comm communicator) {
+  std::optional<EulerExchangeChoice> chosen;
+  EulerConfig config = asked;
+  if (asked.exchange_every == ExchangeEvery::automatic) {
+    chosen = choose_euler_exchange(asked, communicator);
+    config.exchange_every = chosen->chosen;
+  }
   EulerStepping state(config, communicator);
   const std::array<double, 8> initial_totals = state.initial_totals();
   EulerResult result;
@@ -478,6 +515,7 @@ EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator) {
   result.dy = cell[1];
   result.times = run_timed_steps(config.run, communicator, state);
   state.finish(initial_totals, result);
+  result.exchange_auto = std::move(chosen);
   return result;
 }
 

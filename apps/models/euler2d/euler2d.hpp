@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,20 @@ namespace haloflow::models {
 enum class EulerCase { vortex, sod_x, sod_y, kelvin_helmholtz, uniform };
 
 //! How often U's halos travel: before every Runge-Kutta stage (its input, 2 cells deep), or once
-//! a step (U, 2 * stages cells deep, the stages computing ahead into the neighbours' cells).
-enum class ExchangeEvery { stage, step };
+//! a step (U, 2 * stages cells deep, the stages computing ahead into the neighbours' cells);
+//! `automatic`: whichever is faster here, measured before the run (choose_euler_exchange).
+enum class ExchangeEvery { stage, step, automatic };
+
+//! What exchange_every "auto" measured and chose.
+struct EulerExchangeChoice {
+  ExchangeEvery chosen = ExchangeEvery::stage;  //!< never automatic
+  //! The median time of a step exchanging every stage, then every step, the slowest rank's;
+  //! empty when nothing was measured (`why_not` says why).
+  std::vector<double> seconds_per_step;
+  int steps_timed = 0;
+  double seconds = 0;   //!< what measuring took on this rank, wall clock
+  std::string why_not;  //!< "a rank's share is too thin for ghosts 6 deep", ...
+};
 
 struct EulerConfig {
   EulerCase problem = EulerCase::vortex;
@@ -77,9 +90,10 @@ struct EulerResult : StepMeasures {
   //! stages times the cells). 0 with exchange_every = stage.
   std::int64_t redundant_cells_per_step = 0;
   double redundant_fraction = 0;
+  std::optional<EulerExchangeChoice> exchange_auto;  //!< what "auto" measured, when asked for
 };
 
-//! \brief "stage" or "step", as the case names them.
+//! \brief "stage", "step" or "auto", as the case names them.
 [[nodiscard]] std::string to_string(ExchangeEvery every);
 
 //! \brief The ghost layers U's exchange fills: 2 (MUSCL's reach) a stage, 2 * stages a step.
@@ -92,9 +106,19 @@ struct EulerResult : StepMeasures {
 //! \brief The cell size (dx, dy) of `config`'s grid on its problem's domain.
 [[nodiscard]] std::array<double, 2> euler_cell_size(const EulerConfig& config);
 
+//! \brief exchange_every "auto": a step exchanging every stage and one exchanging once a step,
+//! each built and timed for a few steps on `config`'s executor (a state of its own, dropped
+//! afterwards), the slowest rank's median compared, and `stage` taken unless `step` is faster by
+//! more than haloflow::kStepsPerFrameTolerance; `stage` without measuring where the ghosts of one
+//! exchange a step do not fit the process grid, or the run ends within the measurement.
+//! Collective over `communicator`, the same choice on every rank. \throws Error as run_euler2d.
+[[nodiscard]] EulerExchangeChoice choose_euler_exchange(const EulerConfig& config,
+                                                        MPI_Comm communicator);
+
 //! \brief Runs `config` on every rank of `communicator` (collective; a 2D process grid from
-//! MPI_Dims_create). \throws Error for a bad configuration, a decomposition that does not fit,
-//! a failed frame, or a bad state: "euler2d: step S, rank R, cell (i, j): ..." on every rank.
+//! MPI_Dims_create); exchange_every "auto" is chosen first (choose_euler_exchange). \throws Error
+//! for a bad configuration, a decomposition that does not fit, a failed frame, or a bad state:
+//! "euler2d: step S, rank R, cell (i, j): ..." on every rank.
 [[nodiscard]] EulerResult run_euler2d(const EulerConfig& config, MPI_Comm communicator);
 
 }  // namespace haloflow::models

@@ -51,10 +51,12 @@ class Euler2dModel final : public Model {
       if (!chosen.empty()) c.flux = chosen == "hllc" ? kernels::kHllc : kernels::kRusanov;
     }
     if (section.contains("exchange_every")) {
-      const auto chosen =
-          fields.choice(section["exchange_every"], at + "/exchange_every", {"stage", "step"});
+      const auto chosen = fields.choice(section["exchange_every"], at + "/exchange_every",
+                                        {"stage", "step", "auto"});
       if (!chosen.empty()) {
-        c.exchange_every = chosen == "step" ? ExchangeEvery::step : ExchangeEvery::stage;
+        c.exchange_every = chosen == "step"   ? ExchangeEvery::step
+                           : chosen == "auto" ? ExchangeEvery::automatic
+                                              : ExchangeEvery::stage;
       }
     }
   }
@@ -67,7 +69,8 @@ class Euler2dModel final : public Model {
     // MUSCL reads two ghost layers: each rank owns at least 2 cells per axis. A rank holds the
     // state, the stage input and output and the wave-speed scratch, 4 conserved fields each.
     // One exchange a step fills stages * 2 layers: a grid too thin for them is refused at
-    // /euler2d/exchange_every (with the words the run would refuse it with).
+    // /euler2d/exchange_every (with the words the run would refuse it with). auto is never refused
+    // for depth: where one exchange a step does not fit, it exchanges every stage.
     const bool once = config_.exchange_every == ExchangeEvery::step;
     const int depth = euler_ghost_depth(config_);
     GridNeeds needs{.section = "/euler2d",
@@ -131,17 +134,26 @@ class Euler2dModel final : public Model {
     config.run = options;
     // The clock every progress interval: what the run's looks at it saw, no wait of its own.
     config.run.sample_every = options.progress_every;
+    // auto is measured before the run starts, so that its header can say what it chose and why.
+    std::optional<EulerExchangeChoice> chosen;
+    if (config.exchange_every == ExchangeEvery::automatic) {
+      chosen = choose_euler_exchange(config, communicator);
+      config.exchange_every = chosen->chosen;
+    }
     SpokenRun spoken(
         options.tell(),
-        [this, summary](const Coord3& grid) mutable {
+        [config, summary, chosen](const Coord3& grid) mutable {
           summary.process_grid = grid;
-          return euler_header(config_, summary);
+          return euler_header(config, summary, chosen);
         },
         euler_clock_line);
     config.run.listener = &spoken;
     EulerResult result = run_euler2d(config, communicator);
+    result.exchange_auto = std::move(chosen);
     take_measurements(summary, result);
-    return std::make_unique<EulerRun>(config_, std::move(summary), std::move(result));
+    EulerConfig as_run = config_;  // the report's settings: auto as it chose
+    as_run.exchange_every = config.exchange_every;
+    return std::make_unique<EulerRun>(as_run, std::move(summary), std::move(result));
   }
 
  private:

@@ -186,7 +186,15 @@ std::string to_string(EulerCase problem) {
 }
 
 std::string to_string(ExchangeEvery every) {
-  return every == ExchangeEvery::step ? "step" : "stage";
+  switch (every) {
+    case ExchangeEvery::step:
+      return "step";
+    case ExchangeEvery::automatic:
+      return "auto";
+    case ExchangeEvery::stage:
+      break;
+  }
+  return "stage";
 }
 
 }  // namespace haloflow::models

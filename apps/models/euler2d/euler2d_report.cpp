@@ -1,5 +1,7 @@
 #include "euler2d_report.hpp"
 
+#include "haloflow/steps.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -45,17 +47,29 @@ std::string flux_name(int flux) {
   return flux == kernels::kHllc ? "hllc" : "rusanov";
 }
 
-std::string exchange_mode(const EulerConfig& config) {
-  return fmt::format("one exchange a {} (ghosts {} deep)", to_string(config.exchange_every),
-                     euler_ghost_depth(config));
+//! "one exchange a step (ghosts 6 deep)", and what auto measured when it chose.
+std::string exchange_mode(const EulerConfig& config,
+                          const std::optional<EulerExchangeChoice>& chosen) {
+  const std::string mode = fmt::format("one exchange a {} (ghosts {} deep",
+                                       to_string(config.exchange_every), euler_ghost_depth(config));
+  if (!chosen) return mode + ")";
+  if (chosen->seconds_per_step.size() != 2)
+    return fmt::format("{}; auto: {})", mode, chosen->why_not);
+  return fmt::format(
+      "{}; auto: a step took {:.1f} us exchanging every stage, {:.1f} us once a step, median of {} "
+      "steps, slowest rank; a step only if faster by more than {:.0f} %; measured in {:.2f} s)",
+      mode, 1e6 * chosen->seconds_per_step[0], 1e6 * chosen->seconds_per_step[1],
+      chosen->steps_timed, 100 * kStepsPerFrameTolerance, chosen->seconds);
 }
 
-std::string euler_header(const EulerConfig& config, const StepSummary& run) {
+std::string euler_header(const EulerConfig& config, const StepSummary& run,
+                         const std::optional<EulerExchangeChoice>& chosen) {
   const std::array<double, 2> h = euler_cell_size(config);
   return fmt::format(
       "euler2d: case {}, {} x {} cells (dx {:.6g}, dy {:.6g}), {}, SSP-RK{}, {}, {}, cfl {}, {}\n",
       to_string(config.problem), config.nx, config.ny, h[0], h[1], describe_run(run), config.stages,
-      limiter_name(config.limiter), flux_name(config.flux), config.cfl, exchange_mode(config));
+      limiter_name(config.limiter), flux_name(config.flux), config.cfl,
+      exchange_mode(config, chosen));
 }
 
 std::optional<std::string> euler_clock_line(const StepSample& sample) {
@@ -74,7 +88,7 @@ Figures EulerRun::figures() const {
 }
 
 std::string EulerRun::opening() const {
-  return euler_header(settings_, summary_);
+  return euler_header(settings_, summary_, result_.exchange_auto);
 }
 
 std::string EulerRun::own_closing() const {
@@ -108,6 +122,24 @@ std::string EulerRun::own_closing() const {
   }
   return text;
 }
+
+namespace {
+
+//! results.json's account of exchange_every "auto"; null when it was not asked for.
+nlohmann::json exchange_auto_json(const std::optional<EulerExchangeChoice>& chosen) {
+  if (!chosen) return nullptr;
+  return {{"seconds_per_step", chosen->seconds_per_step.size() == 2
+                                   ? nlohmann::json{{"stage", chosen->seconds_per_step[0]},
+                                                    {"step", chosen->seconds_per_step[1]}}
+                                   : nlohmann::json()},
+          {"steps_timed", chosen->steps_timed},
+          {"tolerance", kStepsPerFrameTolerance},
+          {"measuring_seconds", chosen->seconds},
+          {"not_measured",
+           chosen->why_not.empty() ? nlohmann::json() : nlohmann::json(chosen->why_not)}};
+}
+
+}  // namespace
 
 void EulerRun::add_own(nlohmann::json& results) const {
   const EulerResult& r = result_;
@@ -147,6 +179,7 @@ void EulerRun::add_own(nlohmann::json& results) const {
                         {"ghost_depth", euler_ghost_depth(settings_)},
                         {"redundant_cells_per_step", r.redundant_cells_per_step},
                         {"redundant_fraction", r.redundant_fraction},
+                        {"exchange_every_auto", exchange_auto_json(r.exchange_auto)},
                         {"density_error", std::move(errors)},
                         {"conservation", std::move(conservation)}};
 }

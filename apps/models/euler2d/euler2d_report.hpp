@@ -15,7 +15,10 @@ namespace haloflow::models {
 [[nodiscard]] std::string exchange_mode(const EulerConfig& config);
 
 //! The report's first line: the problem, the grid and its cell size, how it runs, the scheme.
-[[nodiscard]] std::string euler_header(const EulerConfig& config, const StepSummary& run);
+//! The report's first line; `config.exchange_every` as run (never auto), and with exchange_every
+//! "auto", `chosen`: what it measured and took.
+[[nodiscard]] std::string euler_header(const EulerConfig& config, const StepSummary& run,
+                                       const std::optional<EulerExchangeChoice>& chosen);
 
 //! The line of the clock at a step (time and the step's dt); nothing for a sample without them.
 [[nodiscard]] std::optional<std::string> euler_clock_line(const StepSample& sample);

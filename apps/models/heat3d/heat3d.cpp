@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -27,11 +26,10 @@
 #include "haloflow/error.hpp"
 #include "haloflow/halo_exchange.hpp"
 #include "haloflow/mpi_session.hpp"
-#include "haloflow/overlap.hpp"
 #include "haloflow/ranks.hpp"
-#include "haloflow/step_clock.hpp"
 #include "haloflow/steps.hpp"
 #include "heat_kernels.hpp"
+#include "measured_choice.hpp"
 #include "sine_mode.hpp"
 #include "timed_steps.hpp"
 
@@ -508,61 +506,32 @@ class HeatStepping final : public SteppingState {
   std::vector<std::array<Frame, 2>> frames_;
 };
 
-//! steps_per_frame auto: steps each k is timed over, after kTrialWarmupFrames frames (whose
-//! first launches pay for set-up). 12 is whole frames of 1 to 4 steps.
-constexpr int kTrialSteps = 12;
-constexpr int kTrialWarmupFrames = 2;
-
-//! The median time of a step with `steps_per_frame` steps a frame on this rank: frames of that k
-//! built on a state of their own, run for the warm-up and then kTrialSteps steps, each timed as
-//! the run times its steps (StepClock). Collective (the trial's exchange).
-template <class T>
-double trial_step_seconds(const HeatConfig& config, MPI_Comm communicator, int steps_per_frame) {
-  HeatConfig trial_config = config;
-  trial_config.steps_per_frame = steps_per_frame;
-  const int warmup = kTrialWarmupFrames * steps_per_frame;
-  const int steps = warmup + kTrialSteps;
-  // Declared before the trial: the frames' last launch stream must outlive them.
-  StepClock clock(backend_of(config.run.executor), steps);
-  std::vector<double> seconds;
-  {
-    HeatStepping<T> trial(trial_config, communicator);
-    for (int step = 0; step < steps;) {
-      clock.mark(step);
-      step += trial.step(step, steps, steps - step, clock.stream());
-    }
-    clock.mark(steps);
-    clock.synchronize();
-    trial.settle();
-    seconds = clock.step_seconds();
-  }
-  if (seconds.size() != static_cast<std::size_t>(steps)) {
-    throw Error(fmt::format("heat3d steps_per_frame auto: {} step times for {} steps",
-                            seconds.size(), steps));
-  }
-  seconds.erase(seconds.begin(), seconds.begin() + warmup);
-  return median(std::move(seconds));
-}
-
 }  // namespace
 
 template <class T>
 HeatStepsChoice choose_heat_steps_per_frame(const HeatConfig& config, MPI_Comm communicator) {
-  const auto start = std::chrono::steady_clock::now();
   validate(config);
   const int most = most_steps_per_frame(one_step(decompose(config, communicator), kStar),
                                         kMostHeatStepsPerFrame);
   HeatStepsChoice choice;
   if (most <= 1) return choice;  // a share too thin for ghosts two deep: nothing to compare
-  std::vector<double> mine;
-  for (int k = 1; k <= most; ++k) mine.push_back(trial_step_seconds<T>(config, communicator, k));
-  choice.seconds_per_step.resize(mine.size());
-  BoundedCollectives(communicator, config.run.exchange_timeout)
-      .allreduce(mine.data(), choice.seconds_per_step.data(), static_cast<int>(mine.size()),
-                 MPI_DOUBLE, MPI_MAX, "heat3d steps_per_frame auto: the slowest rank's steps");
-  choice.steps = fastest_steps_per_frame(choice.seconds_per_step);
-  choice.steps_timed = kTrialSteps;
-  choice.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // One configuration per k, alive while its trial's state refers to it.
+  std::vector<HeatConfig> trials(static_cast<std::size_t>(most), config);
+  std::vector<MeasuredCandidate> candidates;
+  for (int k = 1; k <= most; ++k) {
+    HeatConfig& trial = trials[static_cast<std::size_t>(k - 1)];
+    trial.steps_per_frame = k;
+    candidates.push_back(
+        {.build = [&trial,
+                   communicator] { return std::make_unique<HeatStepping<T>>(trial, communicator); },
+         .frame_steps = k});
+  }
+  const MeasuredChoice measured =
+      choose_by_measuring(config.run, communicator, candidates, kStepsPerFrameTolerance);
+  choice.steps = static_cast<int>(measured.chosen) + 1;
+  choice.seconds_per_step = measured.seconds_per_step;
+  choice.steps_timed = measured.steps_timed;
+  choice.seconds = measured.seconds;
   return choice;
 }
 
