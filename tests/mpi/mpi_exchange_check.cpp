@@ -4,8 +4,12 @@
 // itself on the device or through MPI, under the graph executor both host-node lowerings, and
 // the kernels' segment and pointer tables inline in their parameters or in device memory.
 //   haloflow_mpi_check [--executor host|graph|streams|serial] [--transport mpi|nccl|peer]
+//                      [--nodes odd-even]
 //                      (peer: three frames, the owned cells changed before each, so that a
-//                      halo read from the wrong slot or before its flag shows)
+//                      halo read from the wrong slot or before its flag shows; --nodes
+//                      odd-even: the ranks sit on two nodes by parity, as MPICH's
+//                      MPIR_CVAR_ODD_EVEN_CLIQUES=1 puts them, and every route must travel
+//                      peer within a node and mpi across)
 //   haloflow_mpi_check --transport nccl --expect-refusal 1   (ranks share a GPU: the nccl
 //                      transport must refuse with a message that says why)
 //   haloflow_mpi_check --skip-rank R --timeout S [--handoff host-node|proxy] [--transport T]
@@ -218,9 +222,39 @@ long count_wrong(const Config& c, const Variant& v, const CartesianDecomposition
   return wrong;
 }
 
+//! What a check found besides the cells: routes that travel otherwise than the nodes say, and
+//! whether this rank's exchange mixed peer and mpi routes.
+struct RouteCount {
+  long wrong = 0;
+  int mixed = 0;
+};
+
+// With the ranks on two nodes by parity (--nodes odd-even): each route peer within a node, mpi to
+// the other node saying so.
+RouteCount check_routes(const std::vector<HaloRoute>& routes, int rank) {
+  RouteCount count;
+  bool peer = false;
+  bool mpi = false;
+  for (const HaloRoute& route : routes) {
+    const bool same_node = route.peer % 2 == rank % 2;
+    const std::string across = fmt::format("rank {} is on another node", route.peer);
+    const bool right = same_node ? route.transport == Transport::peer
+                                 : route.transport == Transport::mpi && route.reason == across;
+    peer = peer || route.transport == Transport::peer;
+    mpi = mpi || route.transport == Transport::mpi;
+    if (!right && count.wrong++ < 3) {
+      std::fprintf(stderr, "rank %d: the %s halo to rank %d travels %s (%s)\n", rank,
+                   route.direction.c_str(), route.peer,
+                   std::string(to_string(route.transport)).c_str(), route.reason.c_str());
+    }
+  }
+  count.mixed = peer && mpi ? 1 : 0;
+  return count;
+}
+
 // Two exchanges (ids 0 and 1) of two fields each, in one frame, with no order between them.
 long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm world, int rank,
-           int ranks) {
+           int ranks, bool odd_even_nodes, int& mixed) {
   const auto backend = backend_of(executor);
   DecompositionSpec spec;
   spec.dimensions = c.dimensions;
@@ -245,6 +279,12 @@ long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm wo
   };
   HaloExchange<double> exchange_a(halo, world, {first.pointers}, backend, options(0, "a"));
   HaloExchange<double> exchange_b(halo, world, {second.pointers}, backend, options(1, "b"));
+  long wrong_routes = 0;
+  if (odd_even_nodes) {
+    const RouteCount count = check_routes(exchange_a.routes(), rank);
+    wrong_routes = count.wrong;
+    mixed = count.mixed;
+  }
   long wrong_axes = 0;
   {
     // remote_axes: the axes of the face messages that travel, no other; and every diagonal
@@ -283,7 +323,7 @@ long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm wo
   Frame frame(std::move(plan), executor, {.handoff = v.handoff});
   // The peer transport alternates slots and counts frames: several, each with new values.
   const int rounds = v.transport == Transport::peer ? 3 : 1;
-  long wrong = wrong_axes;
+  long wrong = wrong_axes + wrong_routes;
   for (int round = 0; round < rounds; ++round) {
     if (round > 0) {
       first = make_fields(grid, halo.layout, 0, backend, round, std::move(first));
@@ -296,7 +336,8 @@ long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm wo
   return wrong;
 }
 
-int run_checks(ExecutorKind executor, Transport transport, int rank, int ranks) {
+int run_checks(ExecutorKind executor, Transport transport, int rank, int ranks,
+               bool odd_even_nodes) {
   std::vector<Config> configs;
   for (const int dimensions : {1, 2, 3}) {
     const Index3 global = dimensions == 1   ? Index3{17, 1, 1}
@@ -311,11 +352,18 @@ int run_checks(ExecutorKind executor, Transport transport, int rank, int ranks) 
   }
   long failures = 0;
   std::size_t checks = 0;
+  std::size_t mixed_checks = 0;
   for (const auto& variant : variants_for(executor, transport)) {
     for (const auto& config : configs) {
-      const long wrong = check(config, variant, executor, MPI_COMM_WORLD, rank, ranks);
+      int mixed = 0;
+      const long wrong =
+          check(config, variant, executor, MPI_COMM_WORLD, rank, ranks, odd_even_nodes, mixed);
       long total = 0;
       HALOFLOW_MPI(MPI_Allreduce(&wrong, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD), "results");
+      int mixed_somewhere = 0;
+      HALOFLOW_MPI(MPI_Allreduce(&mixed, &mixed_somewhere, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
+                   "results");
+      mixed_checks += static_cast<std::size_t>(mixed_somewhere);
       if (rank == 0) {
         std::printf("%-45s %-32s %s\n", describe(config).c_str(), describe(variant).c_str(),
                     total == 0 ? "ok" : fmt::format("{} wrong cells", total).c_str());
@@ -327,6 +375,10 @@ int run_checks(ExecutorKind executor, Transport transport, int rank, int ranks) 
   if (rank == 0) {
     std::printf("mpi exchange check (%s executor, %d ranks): %zu passed, %ld failed\n",
                 std::string(to_string(executor)).c_str(), ranks, checks - failures, failures);
+    if (odd_even_nodes) {
+      std::printf("ranks on two nodes by parity: %zu of %zu checks mixed peer and mpi routes\n",
+                  mixed_checks, checks);
+    }
   }
   return failures == 0 ? 0 : 1;
 }
@@ -399,6 +451,7 @@ int main(int argc, char** argv) {
   int skip = -1;
   double timeout = 1.0;
   std::string handoff_name = "auto";
+  std::string nodes = "one";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--handoff") == 0) handoff_name = argv[i + 1];
     if (std::strcmp(argv[i], "--transport") == 0) transport_name = argv[i + 1];
@@ -406,6 +459,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--executor") == 0) executor_name = argv[i + 1];
     if (std::strcmp(argv[i], "--skip-rank") == 0) skip = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--timeout") == 0) timeout = std::atof(argv[i + 1]);
+    if (std::strcmp(argv[i], "--nodes") == 0) nodes = argv[i + 1];
   }
   std::optional<MpiSession> session;  // outlives the handler below, which may need MPI_Abort
   try {
@@ -417,6 +471,10 @@ int main(int argc, char** argv) {
       if (mpi.world_rank() == 0) std::puts("no CUDA device: GPU exchange checks skipped");
       return 77;
     }
+    if (nodes != "one" && nodes != "odd-even") {
+      throw Error(fmt::format("--nodes {}: expected odd-even (or one, the default)", nodes));
+    }
+    const bool odd_even_nodes = nodes == "odd-even";
     const auto handoff = handoff_from_string(handoff_name);
     if (!handoff) throw Error(fmt::format("--handoff {}: unknown handoff", handoff_name));
     const auto transport = transport_from_string(transport_name);
@@ -436,7 +494,7 @@ int main(int argc, char** argv) {
       return run_timeout(*executor, *handoff, *transport, mpi.world_rank(), mpi.world_size(), skip,
                          timeout);
     }
-    return run_checks(*executor, *transport, mpi.world_rank(), mpi.world_size());
+    return run_checks(*executor, *transport, mpi.world_rank(), mpi.world_size(), odd_even_nodes);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "haloflow_mpi_check: %s\n", error.what());
     if (session) MPI_Abort(MPI_COMM_WORLD, 1);
