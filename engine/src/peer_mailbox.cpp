@@ -282,6 +282,100 @@ std::vector<PeerSlot> own_slots(const std::vector<PeerMessage>& messages,
 
 }  // namespace
 
+namespace {
+
+// Allocates this rank's mailbox of `bytes` (zeroed) and says where it is in `mine`; returns why it
+// cannot be shared, or nothing. A platform without CUDA IPC (MIG, some containers) must not stop
+// the exchange: the set-up goes on, telling the neighbours, so that both ends of each route decide
+// alike.
+std::string allocate_mailbox(PeerMailbox::State& s, MPI_Aint bytes, PeerAddress& mine) {
+  if (s.backend == Backend::cpu) {
+    void* base = nullptr;
+    HALOFLOW_MPI(MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, s.node, &base, &s.window),
+                 s.context);
+    s.mailbox = static_cast<std::byte*>(base);
+    std::memset(s.mailbox, 0, static_cast<std::size_t>(bytes));
+    return {};
+  }
+  try {
+    s.device_mailbox = Buffer(Memory::device, static_cast<std::size_t>(bytes),
+                              s.context + " peer mailbox", s.backend);
+    const std::vector<std::byte> zeros(static_cast<std::size_t>(bytes));
+    s.device_mailbox.upload(zeros.data(), zeros.size());
+    s.mailbox = static_cast<std::byte*>(s.device_mailbox.data());
+    mine.ipc = ipc_handle_of(s.mailbox, s.context + " peer mailbox");
+    mine.device = current_device_address(s.context);
+    return {};
+  } catch (const std::exception& error) {
+    mine.usable = 0;
+    return fmt::format("this rank's mailbox cannot be shared: {}", error.what());
+  }
+}
+
+// The first two rounds and the choice: per message, whether its route goes peer to peer, with
+// s.routes filled in and `bases[m]` the neighbour's mailbox for those that do. A refusal (peer
+// required) is thrown on every rank alike.
+std::vector<bool> decide_routes(PeerMailbox::State& s, MPI_Comm communicator, int rank,
+                                const std::vector<PeerMessage>& messages,
+                                const std::vector<int>& on_node, const PeerAddress& mine,
+                                const std::string& unusable, PeerMailbox::Want want,
+                                std::vector<std::byte*>& bases) {
+  // First round: the mailboxes. Then each end's view of each route, and second round: the views,
+  // so that both ends of a route decide from the same two (choose_route is symmetric).
+  const std::vector<bool> every(messages.size(), true);
+  std::vector<PeerAddress> told(messages.size());
+  tell_neighbours(messages, every, std::vector<PeerAddress>(messages.size(), mine), told,
+                  communicator, s.timeout, s.context);
+  std::vector<RouteEndMessage> here(messages.size());
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    here[m] = to_message(
+        end_and_mailbox(s, messages[m], rank, told[m], mine, on_node[m], unusable, want, bases[m]));
+  }
+  std::vector<RouteEndMessage> there(messages.size());
+  tell_neighbours(messages, every, here, there, communicator, s.timeout, s.context);
+  std::vector<bool> peer(messages.size(), false);
+  std::string refusal;
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    RouteChoice choice =
+        choose_route(from_message(here[m]), from_message(there[m]), messages[m].peer, want);
+    peer[m] = choice.peer;
+    if (choice.refused && refusal.empty()) {
+      refusal = fmt::format("the peer transport cannot carry the {} halo of rank {} to rank {}: {}",
+                            messages[m].direction, rank, messages[m].peer, choice.reason);
+    }
+    s.routes.push_back({.peer = messages[m].peer,
+                        .direction = messages[m].direction,
+                        .peer_transport = choice.peer,
+                        .reason = std::move(choice.reason)});
+  }
+  if (want == PeerMailbox::Want::required) refuse_together(s, communicator, rank, refusal);
+  return peer;
+}
+
+// Third round, over the peer routes only (both ends agree which): where each route's halos go,
+// as s.targets (empty for a route by MPI) and s.slot_elements.
+void learn_targets(PeerMailbox::State& s, MPI_Comm communicator,
+                   const std::vector<PeerMessage>& messages, const std::vector<bool>& peer,
+                   const std::vector<std::byte*>& bases, std::size_t element_size) {
+  std::vector<PeerSlot> slots(messages.size());
+  tell_neighbours(messages, peer, own_slots(messages, peer, s.slot_elements), slots, communicator,
+                  s.timeout, s.context);
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    if (!peer[m]) {
+      s.targets.push_back({});
+      continue;
+    }
+    std::byte* const base = bases[m];
+    s.targets.push_back(
+        {.slot = base + kPeerSlotsOffset + static_cast<std::size_t>(slots[m].offset) * element_size,
+         .slot_elements = slots[m].slot_elements,
+         .flag = reinterpret_cast<std::uint64_t*>(base + static_cast<std::size_t>(slots[m].flag) *
+                                                             kPeerFlagBytes)});
+  }
+}
+
+}  // namespace
+
 PeerMailbox::PeerMailbox(MPI_Comm communicator, Backend backend, std::vector<PeerMessage> messages,
                          std::size_t element_size, Want want, std::chrono::duration<double> timeout,
                          std::string context)
@@ -302,91 +396,23 @@ PeerMailbox::PeerMailbox(MPI_Comm communicator, Backend backend, std::vector<Pee
   HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), s.context);
   const std::vector<int> on_node = node_ranks_of(communicator, s.node, messages, s.context);
 
-  // This rank's mailbox: the flags, then two slots, each large enough for every message's halos
-  // (which routes go peer is decided later, with the neighbours, and needs the mailbox's handle).
+  // This rank's mailbox: the flags, then two slots, each large enough for the halos from every
+  // neighbour on this node (which of those routes go peer is decided with the neighbours, and
+  // needs the mailbox's handle; routes to other nodes never do).
   std::int64_t most_elements = 0;
-  for (const PeerMessage& message : messages) most_elements += message.elements;
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    if (on_node[m] != MPI_UNDEFINED) most_elements += messages[m].elements;
+  }
   const auto bytes = static_cast<MPI_Aint>(kPeerSlotsOffset) +
                      static_cast<MPI_Aint>(2 * most_elements) * static_cast<MPI_Aint>(element_size);
   PeerAddress mine;
-  std::string unusable;  // why this rank's own mailbox cannot be shared, if it cannot
-  if (backend == Backend::cpu) {
-    void* base = nullptr;
-    HALOFLOW_MPI(MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, s.node, &base, &s.window),
-                 s.context);
-    s.mailbox = static_cast<std::byte*>(base);
-    std::memset(s.mailbox, 0, static_cast<std::size_t>(bytes));
-  } else {
-    // A platform without CUDA IPC (MIG, some containers) must not stop the exchange: the set-up
-    // goes on, telling the neighbours, so that both ends of each route decide alike below.
-    try {
-      s.device_mailbox = Buffer(Memory::device, static_cast<std::size_t>(bytes),
-                                s.context + " peer mailbox", backend);
-      const std::vector<std::byte> zeros(static_cast<std::size_t>(bytes));
-      s.device_mailbox.upload(zeros.data(), zeros.size());
-      s.mailbox = static_cast<std::byte*>(s.device_mailbox.data());
-      mine.ipc = ipc_handle_of(s.mailbox, s.context + " peer mailbox");
-      mine.device = current_device_address(s.context);
-    } catch (const std::exception& error) {
-      mine.usable = 0;
-      unusable = fmt::format("this rank's mailbox cannot be shared: {}", error.what());
-    }
-  }
-  const std::vector<bool> every(messages.size(), true);
+  const std::string unusable = allocate_mailbox(s, bytes, mine);
 
-  // First round: the mailboxes. Then each end's view of each route, and second round: the views,
-  // so that both ends of a route decide from the same two (choose_route is symmetric).
-  std::vector<PeerAddress> told(messages.size());
-  tell_neighbours(messages, every, std::vector<PeerAddress>(messages.size(), mine), told,
-                  communicator, timeout, s.context);
+  // A refusal thrown below reaches every rank, whose State then frees the window together.
   std::vector<std::byte*> bases(messages.size(), nullptr);
-  std::vector<RouteEndMessage> here(messages.size());
-  for (std::size_t m = 0; m < messages.size(); ++m) {
-    here[m] = to_message(
-        end_and_mailbox(s, messages[m], rank, told[m], mine, on_node[m], unusable, want, bases[m]));
-  }
-  std::vector<RouteEndMessage> there(messages.size());
-  tell_neighbours(messages, every, here, there, communicator, timeout, s.context);
-  std::vector<bool> peer(messages.size(), false);
-  std::string refusal;
-  for (std::size_t m = 0; m < messages.size(); ++m) {
-    RouteChoice choice =
-        choose_route(from_message(here[m]), from_message(there[m]), messages[m].peer, want);
-    peer[m] = choice.peer;
-    if (choice.refused && refusal.empty()) {
-      refusal = fmt::format("the peer transport cannot carry the {} halo of rank {} to rank {}: {}",
-                            messages[m].direction, rank, messages[m].peer, choice.reason);
-    }
-    s.routes.push_back({.peer = messages[m].peer,
-                        .direction = messages[m].direction,
-                        .peer_transport = choice.peer,
-                        .reason = std::move(choice.reason)});
-  }
-  if (want == Want::required) {
-    try {
-      refuse_together(s, communicator, rank, refusal);
-    } catch (const Error&) {
-      s.release();  // every rank refuses: the collective frees meet
-      throw;
-    }
-  }
-
-  // Third round, over the peer routes only (both ends agree which): where each route's halos go.
-  std::vector<PeerSlot> slots(messages.size());
-  tell_neighbours(messages, peer, own_slots(messages, peer, s.slot_elements), slots, communicator,
-                  timeout, s.context);
-  for (std::size_t m = 0; m < messages.size(); ++m) {
-    if (!peer[m]) {
-      s.targets.push_back({});
-      continue;
-    }
-    std::byte* const base = bases[m];
-    s.targets.push_back(
-        {.slot = base + kPeerSlotsOffset + static_cast<std::size_t>(slots[m].offset) * element_size,
-         .slot_elements = slots[m].slot_elements,
-         .flag = reinterpret_cast<std::uint64_t*>(base + static_cast<std::size_t>(slots[m].flag) *
-                                                             kPeerFlagBytes)});
-  }
+  const std::vector<bool> peer =
+      decide_routes(s, communicator, rank, messages, on_node, mine, unusable, want, bases);
+  learn_targets(s, communicator, messages, peer, bases, element_size);
   s.in_use = std::ranges::find(peer, true) != peer.end();
   if (backend == Backend::cuda && s.node != MPI_COMM_NULL) MPI_Comm_free(&s.node);
 }

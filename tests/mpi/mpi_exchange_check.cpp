@@ -252,6 +252,54 @@ RouteCount check_routes(const std::vector<HaloRoute>& routes, int rank) {
   return count;
 }
 
+// The node of `plan` named `name`; throws when there is none.
+std::size_t node_named(const FramePlan& plan, const std::string& name) {
+  for (std::size_t i = 0; i < plan.nodes().size(); ++i) {
+    if (plan.node(i).name() == name) return i;
+  }
+  throw Error(fmt::format("the plan has no node '{}'", name));
+}
+
+// Whether node `later` of `plan` runs after node `earlier` on every executor: one of its
+// dependencies, or theirs, is `earlier`.
+bool runs_after(const FramePlan& plan, std::size_t earlier, std::size_t later) {
+  const auto dependencies = plan.dependencies();
+  std::vector<bool> seen(dependencies.size(), false);
+  std::vector<std::size_t> open = dependencies[later];
+  while (!open.empty()) {
+    const std::size_t node = open.back();
+    open.pop_back();
+    if (node == earlier) return true;
+    if (seen[node]) continue;
+    seen[node] = true;
+    open.insert(open.end(), dependencies[node].begin(), dependencies[node].end());
+  }
+  return false;
+}
+
+// A mixed exchange's chain (docs/architecture.md, "Routes of both kinds in one exchange"): every
+// send before either wait (peer_send, then pack, before the exchange host node), the peer receive
+// after the host node, and unpack after everything, the self copy included.
+long check_mixed_chain(const FramePlan& plan, const ExchangeNodes& names, int rank) {
+  const std::string prefix = names.unpack.substr(0, names.unpack.rfind('.'));
+  const std::size_t peer_send = node_named(plan, prefix + ".peer_send");
+  const std::size_t peer_receive = node_named(plan, prefix + ".peer_receive");
+  const std::size_t pack = node_named(plan, names.pack);
+  const std::size_t exchange = node_named(plan, names.exchange);
+  const std::size_t unpack = node_named(plan, names.unpack);
+  std::vector<std::pair<std::size_t, std::size_t>> orders = {
+      {peer_send, pack}, {pack, exchange}, {exchange, peer_receive}, {peer_receive, unpack}};
+  if (!names.self.empty()) orders.emplace_back(node_named(plan, names.self), unpack);
+  long wrong = 0;
+  for (const auto& [earlier, later] : orders) {
+    if (runs_after(plan, earlier, later)) continue;
+    ++wrong;
+    std::fprintf(stderr, "rank %d: node '%s' does not run after '%s'\n", rank,
+                 plan.node(later).name().c_str(), plan.node(earlier).name().c_str());
+  }
+  return wrong;
+}
+
 // Two exchanges (ids 0 and 1) of two fields each, in one frame, with no order between them.
 long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm world, int rank,
            int ranks, bool odd_even_nodes, int& mixed) {
@@ -318,8 +366,9 @@ long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm wo
     }
   }
   FramePlan plan("exchange check");
-  exchange_a.add_to(plan);
+  const ExchangeNodes nodes_a = exchange_a.add_to(plan);
   exchange_b.add_to(plan);
+  if (mixed != 0) wrong_routes += check_mixed_chain(plan, nodes_a, rank);
   Frame frame(std::move(plan), executor, {.handoff = v.handoff});
   // The peer transport alternates slots and counts frames: several, each with new values.
   const int rounds = v.transport == Transport::peer ? 3 : 1;
