@@ -2,7 +2,8 @@
 // cell holds exactly the value of the global cell it mirrors (values encode global indices),
 // for every way the halos can travel: staged through copies or mapped memory, a rank's halos to
 // itself on the device or through MPI, under the graph executor both host-node lowerings, and
-// the kernels' segment and pointer tables inline in their parameters or in device memory.
+// the kernels' segment and pointer tables inline in their parameters or in device memory. Both ends
+// of every route must have chosen the same transport.
 //   haloflow_mpi_check [--executor host|graph|streams|serial] [--transport mpi|nccl|peer]
 //                      [--nodes odd-even]
 //                      (peer: three frames, the owned cells changed before each, so that a
@@ -252,6 +253,48 @@ RouteCount check_routes(const std::vector<HaloRoute>& routes, int rank) {
   return count;
 }
 
+// A direction's index in [0, 27) from its name ("+x-y"), and the opposite one's.
+int direction_index(const std::string& name, bool opposite) {
+  int index = 0;
+  for (std::size_t i = 0; i + 1 < name.size(); i += 2) {
+    const int sign = (name[i] == '+') != opposite ? 1 : -1;
+    const int axis = name[i + 1] - 'x';
+    index += sign * (axis == 0 ? 1 : axis == 1 ? 3 : 9);
+  }
+  return index + 13;  // 13: no move along any axis
+}
+
+// Both ends of every route chose the same transport: each rank's transport per (neighbour,
+// direction) gathered, and each route compared with its other end's (the neighbour's route of the
+// opposite direction back to this rank). Collective over `world`.
+long check_route_ends(const std::vector<HaloRoute>& routes, MPI_Comm world, int rank, int ranks) {
+  constexpr int kNone = -1;
+  // Per rank, per neighbour, per direction: the transport (as an int), or kNone.
+  const std::size_t per_rank = static_cast<std::size_t>(ranks) * 27;
+  std::vector<int> mine(per_rank, kNone);
+  for (const HaloRoute& route : routes) {
+    mine[static_cast<std::size_t>(route.peer) * 27 +
+         static_cast<std::size_t>(direction_index(route.direction, false))] =
+        static_cast<int>(route.transport);
+  }
+  std::vector<int> all(per_rank * static_cast<std::size_t>(ranks));
+  HALOFLOW_MPI(MPI_Allgather(mine.data(), static_cast<int>(per_rank), MPI_INT, all.data(),
+                             static_cast<int>(per_rank), MPI_INT, world),
+               "gathering the routes");
+  long wrong = 0;
+  for (const HaloRoute& route : routes) {
+    const std::size_t other_end = static_cast<std::size_t>(route.peer) * per_rank +
+                                  static_cast<std::size_t>(rank) * 27 +
+                                  static_cast<std::size_t>(direction_index(route.direction, true));
+    if (all[other_end] == static_cast<int>(route.transport)) continue;
+    ++wrong;
+    std::fprintf(stderr, "rank %d: the %s route to rank %d is %s here, %d there\n", rank,
+                 route.direction.c_str(), route.peer,
+                 std::string(to_string(route.transport)).c_str(), all[other_end]);
+  }
+  return wrong;
+}
+
 // The node of `plan` named `name`; throws when there is none.
 std::size_t node_named(const FramePlan& plan, const std::string& name) {
   for (std::size_t i = 0; i < plan.nodes().size(); ++i) {
@@ -327,10 +370,10 @@ long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm wo
   };
   HaloExchange<double> exchange_a(halo, world, {first.pointers}, backend, options(0, "a"));
   HaloExchange<double> exchange_b(halo, world, {second.pointers}, backend, options(1, "b"));
-  long wrong_routes = 0;
+  long wrong_routes = check_route_ends(exchange_a.routes(), world, rank, ranks);
   if (odd_even_nodes) {
     const RouteCount count = check_routes(exchange_a.routes(), rank);
-    wrong_routes = count.wrong;
+    wrong_routes += count.wrong;
     mixed = count.mixed;
   }
   long wrong_axes = 0;
