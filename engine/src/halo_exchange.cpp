@@ -61,11 +61,30 @@ std::optional<Transport> transport_from_string(std::string_view text) {
 namespace {
 constexpr int kDirections = 27;  // direction codes 0..26 (see make_halo_plan)
 
-//! A message to another rank, placed in the compact host-staged buffers.
+//! A message to another rank, placed in the compact buffers of the way it travels.
 struct RemoteMessage {
   const HaloMessage* message = nullptr;
   std::int64_t send_offset = 0;     //!< elements into the send buffers
   std::int64_t receive_offset = 0;  //!< elements into the receive buffers
+};
+
+//! The messages to other ranks that travel one way (host-staged or nccl; or peer to peer), back
+//! to back in plan order in that way's buffers (for peer: the receivers' slots).
+struct RemotePart {
+  std::vector<RemoteMessage> messages;
+  std::int64_t send_elements = 0;
+  std::int64_t receive_elements = 0;
+
+  void add(const HaloMessage& message) {
+    messages.push_back({&message, send_elements, receive_elements});
+    send_elements += message.elements;
+    receive_elements += message.elements;
+  }
+  [[nodiscard]] bool empty() const { return messages.empty(); }
+  [[nodiscard]] std::size_t send_count() const { return static_cast<std::size_t>(send_elements); }
+  [[nodiscard]] std::size_t receive_count() const {
+    return static_cast<std::size_t>(receive_elements);
+  }
 };
 
 //! Whether `message` (one a rank sends itself) is a face message along an axis the caller's
@@ -106,15 +125,17 @@ struct HaloExchange<T>::State {
   int rank = 0;
   Transport transport = Transport::mpi;
   Staging staging = Staging::copies;
-  std::vector<RemoteMessage> remote;  // to and from other ranks, in plan order
-  std::int64_t send_elements = 0;     // of the remote messages
-  std::int64_t receive_elements = 0;
+  std::vector<const HaloMessage*> remote;  // to and from other ranks, in plan order
+  // The remote messages by how they travel: host-staged (mpi) or nccl, and peer to peer. An
+  // exchange may have both: the peer transport's routes within a node, mpi across nodes.
+  RemotePart staged;
+  RemotePart stored;
   std::vector<std::vector<T*>> field_sets;  // as given: what use_field_set puts inline
   // Per field set, the pointers in device memory: only when they do not fit in FieldTable.
   std::vector<Buffer> pointer_tables;
   // The kernels' segment lists as passed; each one's device table only when it does not fit.
-  HaloSegments send_list;
-  HaloSegments receive_list;
+  HaloSegments send_list;     // staged: the pack
+  HaloSegments receive_list;  // staged: the unpack
   HaloCopySegments self_list;
   Buffer send_segments;
   Buffer receive_segments;
@@ -137,10 +158,13 @@ struct HaloExchange<T>::State {
   std::unique_ptr<detail::PeerMailbox> peer;
   detail::PeerSegments peer_send_list;
   Buffer peer_send_segments;
+  HaloSegments peer_receive_list;
+  Buffer peer_receive_segments;
   Buffer peer_counters;
   Buffer peer_failure;
 
   void set_up_peer(MPI_Comm duplicate, std::size_t element_size);
+  [[nodiscard]] std::vector<detail::PeerTarget> stored_targets() const;  // per stored message
   [[nodiscard]] detail::PeerSend peer_send() const;
   [[nodiscard]] detail::PeerReceive<T> peer_receive() const;
   void check_peer();
@@ -176,9 +200,10 @@ struct HaloExchange<T>::State {
   }
   // The nodes' accesses for field set `set`: the cells each reads and writes of each field and
   // buffer, so that a plan derives (or checks) the chain's edges and the caller's.
-  [[nodiscard]] std::vector<Access> field_accesses(std::size_t set, bool sending) const {
+  [[nodiscard]] std::vector<Access> field_accesses(const RemotePart& part, std::size_t set,
+                                                   bool sending) const {
     std::vector<Access> accesses;
-    for (const RemoteMessage& r : remote) {
+    for (const RemoteMessage& r : part.messages) {
       const Box& box = sending ? r.message->send : r.message->receive;
       for (const T* field : field_sets.at(set)) {
         accesses.push_back(sending ? reads(field, box) : writes(field, box));
@@ -200,10 +225,6 @@ struct HaloExchange<T>::State {
   }
   // An address that stands for "the self copy is done" in accesses (nothing is stored there).
   [[nodiscard]] const void* done_token() const { return &self_run_count; }
-  [[nodiscard]] std::size_t pack_count() const { return static_cast<std::size_t>(send_elements); }
-  [[nodiscard]] std::size_t unpack_count() const {
-    return static_cast<std::size_t>(receive_elements);
-  }
 };
 
 namespace {
@@ -368,7 +389,7 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
     }
   }
 
-  // Messages a rank sends itself are copied on the device; the others go through MPI.
+  // Messages a rank sends itself are copied on the device; the others travel between ranks.
   std::vector<const HaloMessage*> self;
   for (const HaloMessage& message : s.plan.messages) {
     (void)message_bytes(message, sizeof(T), s.context);
@@ -377,9 +398,7 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
       self.push_back(&message);
       continue;
     }
-    s.remote.push_back({&message, s.send_elements, s.receive_elements});
-    s.send_elements += message.elements;
-    s.receive_elements += message.elements;
+    s.remote.push_back(&message);
   }
   const auto runs = self_runs_of(s.plan, self);
   s.self_run_count = static_cast<int>(runs.size());
@@ -406,8 +425,6 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
                             *static_cast<int*>(tag_bound)));
   }
 
-  const auto send_bytes = static_cast<std::size_t>(s.send_elements) * sizeof(T);
-  const auto receive_bytes = static_cast<std::size_t>(s.receive_elements) * sizeof(T);
   s.transport = s.options.transport == Transport::nccl && !s.remote.empty() ? Transport::nccl
                                                                             : Transport::mpi;
   if (s.transport == Transport::nccl && !detail::nccl_built()) {
@@ -429,9 +446,9 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
     reason = backend == Backend::cpu ? "auto: the host executor takes mpi (peer when asked for)"
                                      : "auto: one rank, its halos to itself";
   }
-  for (const RemoteMessage& r : s.remote) {
-    s.routes.push_back({.peer = r.message->peer,
-                        .direction = direction_name(r.message->direction),
+  for (const HaloMessage* message : s.remote) {
+    s.routes.push_back({.peer = message->peer,
+                        .direction = direction_name(message->direction),
                         .transport = s.transport,
                         .reason = reason});
   }
@@ -439,36 +456,56 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
       (s.options.transport == Transport::automatic && backend == Backend::cuda && ranks > 1)) {
     s.set_up_peer(s.communicator, sizeof(T));
   }
-  s.staging = s.transport == Transport::mpi ? s.options.staging : Staging::copies;
+  // Each remote message by its route's transport, in its way's own compact buffers.
+  for (std::size_t m = 0; m < s.remote.size(); ++m) {
+    (s.routes[m].transport == Transport::peer ? s.stored : s.staged).add(*s.remote[m]);
+  }
+  if (!s.stored.empty()) {
+    s.transport = Transport::peer;
+    if (s.peer->slot_elements() != s.stored.receive_elements) {
+      throw Error(
+          fmt::format("{}: the peer mailbox holds {} elements a slot, the peer routes "
+                      "{}: a bug in haloflow",
+                      s.context, s.peer->slot_elements(), s.stored.receive_elements));
+    }
+  }
+  const auto send_bytes = static_cast<std::size_t>(s.staged.send_elements) * sizeof(T);
+  const auto receive_bytes = static_cast<std::size_t>(s.staged.receive_elements) * sizeof(T);
+  const bool staged_by_mpi = !s.staged.empty() && s.transport != Transport::nccl;
+  s.staging = staged_by_mpi ? s.options.staging : Staging::copies;
   if (s.staging == Staging::automatic) {
     // On the host executor every buffer is host memory: copies would only copy.
     s.staging = backend == Backend::cpu || send_bytes <= s.options.mapped_limit ? Staging::mapped
                                                                                 : Staging::copies;
   }
-  const auto send = segments_of(s.remote, s.plan.layout.fields, true);
-  const auto receive = segments_of(s.remote, s.plan.layout.fields, false);
+  const int fields = s.plan.layout.fields;
+  const auto send = segments_of(s.staged.messages, fields, true);
   s.send_list = list_of(send, s.options.inline_tables, s.send_segments,
                         s.options.name + " send segments", backend);
-  s.receive_list = list_of(receive, s.options.inline_tables, s.receive_segments,
-                           s.options.name + " receive segments", backend);
-  if (s.transport == Transport::peer) {
-    s.peer_send_list = list_of(
-        peer_segments_of(send, s.remote, s.plan.layout.fields, s.peer->targets(), sizeof(T)),
-        s.options.inline_tables, s.peer_send_segments, s.options.name + " peer send segments",
-        backend);
+  s.receive_list = list_of(segments_of(s.staged.messages, fields, false), s.options.inline_tables,
+                           s.receive_segments, s.options.name + " receive segments", backend);
+  if (!s.stored.empty()) {
+    s.peer_send_list =
+        list_of(peer_segments_of(segments_of(s.stored.messages, fields, true), s.stored.messages,
+                                 fields, s.stored_targets(), sizeof(T)),
+                s.options.inline_tables, s.peer_send_segments,
+                s.options.name + " peer send segments", backend);
+    s.peer_receive_list =
+        list_of(segments_of(s.stored.messages, fields, false), s.options.inline_tables,
+                s.peer_receive_segments, s.options.name + " peer receive segments", backend);
   }
-  if (s.staging == Staging::copies && s.transport != Transport::peer) {
+  if (s.staging == Staging::copies && !s.staged.empty()) {
     s.device_send = Buffer(Memory::device, send_bytes, s.options.name + " send (device)", backend);
     s.device_receive =
         Buffer(Memory::device, receive_bytes, s.options.name + " receive (device)", backend);
   }
-  if (s.transport == Transport::mpi) {
+  if (staged_by_mpi) {
     s.host_send = Buffer(Memory::host, send_bytes, s.options.name + " send (pinned)", backend);
     s.host_receive =
         Buffer(Memory::host, receive_bytes, s.options.name + " receive (pinned)", backend);
   } else if (s.transport == Transport::nccl) {
     std::vector<detail::NcclMessage> messages;
-    for (const RemoteMessage& r : s.remote) {
+    for (const RemoteMessage& r : s.staged.messages) {
       messages.push_back({.peer = r.message->peer,
                           .send_offset = static_cast<std::size_t>(r.send_offset) * sizeof(T),
                           .receive_offset = static_cast<std::size_t>(r.receive_offset) * sizeof(T),
@@ -481,35 +518,33 @@ HaloExchange<T>::HaloExchange(HaloPlan plan, MPI_Comm communicator,
         communicator, s.options.nccl_communicator, std::move(messages), s.device_send.data(),
         s.device_receive.data(), s.options.timeout, s.context);
   }
-  s.requests.assign(2 * s.remote.size(), MPI_REQUEST_NULL);
+  s.requests.assign(2 * s.staged.messages.size(), MPI_REQUEST_NULL);
 }
 
 template <class T>
 void HaloExchange<T>::State::set_up_peer(MPI_Comm duplicate, std::size_t element_size) {
   State& s = *this;
   std::vector<detail::PeerMessage> messages;
-  for (const RemoteMessage& r : s.remote) {
-    messages.push_back({.peer = r.message->peer,
-                        .send_tag = s.tag(r.message->send_tag),
-                        .receive_tag = s.tag(r.message->receive_tag),
-                        .receive_offset = r.receive_offset,
-                        .direction = direction_name(r.message->direction)});
+  for (const HaloMessage* message : s.remote) {
+    messages.push_back({.peer = message->peer,
+                        .send_tag = s.tag(message->send_tag),
+                        .receive_tag = s.tag(message->receive_tag),
+                        .elements = message->elements,
+                        .direction = direction_name(message->direction)});
   }
   const bool required = s.options.transport == Transport::peer;
   s.peer = std::make_unique<detail::PeerMailbox>(
-      duplicate, s.backend, std::move(messages), element_size, s.receive_elements,
-      required ? detail::PeerMailbox::Want::required : detail::PeerMailbox::Want::if_possible,
-      s.options.timeout, s.context);
+      duplicate, s.backend, std::move(messages), element_size,
+      required ? detail::PeerWant::required : detail::PeerWant::if_possible, s.options.timeout,
+      s.context);
   for (std::size_t m = 0; m < s.routes.size(); ++m) {
     const detail::PeerRoute& route = s.peer->routes().at(m);
     s.routes[m].transport = route.peer_transport ? Transport::peer : Transport::mpi;
     s.routes[m].reason = required ? route.reason : "auto: " + route.reason;
   }
-  if (!s.peer->in_use()) {
-    s.peer.reset();
-    return;
-  }
-  s.transport = Transport::peer;
+  // With no peer route the mailbox stays all the same: a neighbour may have mapped it while the
+  // routes were decided, and a shared window is freed collectively, with the other ranks'.
+  if (!s.peer->in_use()) return;
   s.peer_counters = Buffer(Memory::device, 2 * sizeof(std::uint64_t),
                            s.options.name + " peer counters", s.backend);
   s.peer_failure = Buffer(Memory::host, 2 * sizeof(std::uint64_t),
@@ -520,10 +555,20 @@ void HaloExchange<T>::State::set_up_peer(MPI_Comm duplicate, std::size_t element
 }
 
 template <class T>
+std::vector<detail::PeerTarget> HaloExchange<T>::State::stored_targets() const {
+  std::vector<detail::PeerTarget> targets;
+  for (std::size_t m = 0; m < remote.size(); ++m) {
+    if (routes[m].transport == Transport::peer) targets.push_back(peer->targets().at(m));
+  }
+  return targets;
+}
+
+template <class T>
 detail::PeerSend HaloExchange<T>::State::peer_send() const {
   detail::PeerSend send{.counters = peer_counters.template as<std::uint64_t>(),
-                        .messages = static_cast<int>(remote.size())};
-  for (std::size_t m = 0; m < remote.size(); ++m) send.flags[m] = peer->targets()[m].flag;
+                        .messages = static_cast<int>(stored.messages.size())};
+  const std::vector<detail::PeerTarget> targets = stored_targets();
+  for (std::size_t m = 0; m < targets.size(); ++m) send.flags[m] = targets[m].flag;
   return send;
 }
 
@@ -531,9 +576,9 @@ template <class T>
 detail::PeerReceive<T> HaloExchange<T>::State::peer_receive() const {
   const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(options.timeout);
   return {.slots = reinterpret_cast<const T*>(peer->slots()),
-          .slot_elements = receive_elements,
+          .slot_elements = peer->slot_elements(),
           .flags = peer->flags(),
-          .messages = static_cast<int>(remote.size()),
+          .messages = static_cast<int>(stored.messages.size()),
           .counters = peer_counters.template as<std::uint64_t>(),
           .timeout_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(timeout.count(), 1)),
           .failure = peer_failure.template as<std::uint64_t>()};
@@ -546,7 +591,7 @@ void HaloExchange<T>::State::check_peer() {
   const std::uint64_t message =
       std::atomic_ref<std::uint64_t>(words[0]).load(std::memory_order_acquire);
   if (message == 0) return;
-  const HaloMessage& silent = *remote.at(static_cast<std::size_t>(message - 1)).message;
+  const HaloMessage& silent = *stored.messages.at(static_cast<std::size_t>(message - 1)).message;
   failure = fmt::format(
       "no halo from rank {} (direction {}) within {} s (frame {} of this exchange); is that rank "
       "alive and "
@@ -612,21 +657,34 @@ ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> 
       return {self_copy, self_copy, self_copy, self_copy, self_copy, self_copy};
     }
   }
-  if (s.transport == Transport::peer) {
-    add_peer_nodes(plan, names, self_copy, shape, std::move(after), field_set);
+  if (s.staged.empty()) {
+    // Peer to peer only: two kernels, the send under the first three names.
+    names.download = names.pack;
+    names.exchange = names.pack;
+    names.upload = names.pack;
+    add_peer_send(plan, names.pack, std::move(after), shape, field_set);
+    add_peer_receive(plan, names.unpack, {names.pack}, self_copy, shape, field_set);
     return names;
+  }
+  // Peer routes beside the staged ones: their stores go first, before anything of this rank can
+  // wait for another rank (docs/architecture.md, "The peer transport"), and `pack` follows them,
+  // so that after it every send box has been read.
+  const bool mixed = !s.stored.empty();
+  if (mixed) {
+    add_peer_send(plan, prefix + ".peer_send", std::move(after), shape, field_set);
+    after = {prefix + ".peer_send"};
   }
   const HaloBuffer<T> send = s.send_buffer();
   const HaloBuffer<T> receive = s.receive_buffer();
-  const Box send_cells = buffer_cells(s.send_elements);
-  const Box receive_cells = buffer_cells(s.receive_elements);
+  const Box send_cells = buffer_cells(s.staged.send_elements);
+  const Box receive_cells = buffer_cells(s.staged.receive_elements);
   plan.name_field(send.data, prefix + " send buffer");
   plan.name_field(receive.data, prefix + " receive buffer");
-  std::vector<Access> packed = s.field_accesses(field_set, true);
+  std::vector<Access> packed = s.field_accesses(s.staged, field_set, true);
   packed.push_back(writes(send.data, send_cells));
   plan.add_kernel(
       {.name = names.pack, .lane = comm, .after = std::move(after), .access = std::move(packed)},
-      halo_pack_kernel<T>(), shape, s.pack_count(), s.send_list, s.table(field_set), send);
+      halo_pack_kernel<T>(), shape, s.staged.send_count(), s.send_list, s.table(field_set), send);
   if (s.transport == Transport::nccl) {
     // Device to device: the sends and receives are the exchange node, in the frame's graph.
     names.download = names.pack;
@@ -638,7 +696,7 @@ ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> 
          .access = {reads(send.data, send_cells), writes(receive.data, receive_cells)}},
         [nccl = s.nccl](CUstream_st* stream) { nccl->issue(stream); },
         [nccl = s.nccl] { nccl->check(); });
-    add_unpack(plan, names, self_copy, shape, field_set);
+    add_unpack(plan, names, {names.exchange}, self_copy, shape, field_set);
     return names;
   }
   const T* host_send = s.host_send.template as<const T>();
@@ -671,68 +729,83 @@ ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> 
   } else {
     names.upload = names.exchange;
   }
-  add_unpack(plan, names, self_copy, shape, field_set);
+  std::vector<std::string> unpack_after = {names.upload};
+  if (mixed) {
+    // The peer routes' receive waits only once this rank's MPI sends are complete (the exchange
+    // node has finished), and the unpack, the last node, follows it.
+    add_peer_receive(plan, prefix + ".peer_receive", {names.upload}, "", shape, field_set);
+    unpack_after = {prefix + ".peer_receive"};
+  }
+  add_unpack(plan, names, std::move(unpack_after), self_copy, shape, field_set);
   return names;
 }
 
 template <class T>
 void HaloExchange<T>::add_unpack(FramePlan& plan, const ExchangeNodes& names,
-                                 const std::string& self_copy, const LaunchShape& shape,
-                                 std::size_t field_set) {
+                                 std::vector<std::string> after, const std::string& self_copy,
+                                 const LaunchShape& shape, std::size_t field_set) {
   State& s = *state_;
-  std::vector<std::string> after = {names.upload};
   if (!self_copy.empty()) after.push_back(self_copy);  // the last node joins both
   // The unpack is the exchange's last node (ExchangeNodes): it reads the token the self copy
   // writes, so that it follows the copy by its accesses as by `after`. A token, not the copied
   // ghosts: a kernel that reads those (an interior next to a self-copied face) must not wait for
   // the unpack.
-  std::vector<Access> access = s.field_accesses(field_set, false);
+  std::vector<Access> access = s.field_accesses(s.staged, field_set, false);
   if (!self_copy.empty()) access.push_back(reads(s.done_token(), buffer_cells(1)));
-  access.push_back(reads(s.receive_buffer().data, buffer_cells(s.receive_elements)));
+  access.push_back(reads(s.receive_buffer().data, buffer_cells(s.staged.receive_elements)));
   plan.add_kernel({.name = names.unpack,
                    .lane = Lane::communication,
                    .after = std::move(after),
                    .access = std::move(access)},
-                  halo_unpack_kernel<T>(), shape, s.unpack_count(), s.receive_list,
+                  halo_unpack_kernel<T>(), shape, s.staged.receive_count(), s.receive_list,
                   s.table(field_set), s.receive_buffer());
 }
 
+namespace {
+// A block per block_size elements, up to the usual few (`most`): every block of the peer send
+// counts itself done with an atomic and every block of the receive waits for the flags, so a
+// small halo should not take hundreds of blocks.
+LaunchShape peer_blocks(std::int64_t elements, const LaunchShape& most) {
+  const std::int64_t wanted = (elements + most.block.x - 1) / most.block.x;
+  return LaunchShape::fixed(static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, most.grid.x)),
+                            most.block.x);
+}
+}  // namespace
+
 template <class T>
-void HaloExchange<T>::add_peer_nodes(FramePlan& plan, ExchangeNodes& names,
-                                     const std::string& self_copy, const LaunchShape& shape,
-                                     std::vector<std::string> after, std::size_t field_set) {
+void HaloExchange<T>::add_peer_send(FramePlan& plan, const std::string& name,
+                                    std::vector<std::string> after, const LaunchShape& shape,
+                                    std::size_t field_set) {
   State& s = *state_;
-  names.download = names.pack;
-  names.exchange = names.pack;
-  names.upload = names.pack;
-  // A block per block_size elements, up to the usual few: every block of the send counts itself
-  // done with an atomic and every block of the receive waits for the flags, so a small halo
-  // should not take hundreds of blocks.
-  const auto blocks_for = [&](std::int64_t elements) {
-    const std::int64_t wanted = (elements + shape.block.x - 1) / shape.block.x;
-    return LaunchShape::fixed(
-        static_cast<unsigned>(std::clamp<std::int64_t>(wanted, 1, shape.grid.x)), shape.block.x);
-  };
   plan.name_field(s.sent_token(), s.options.name + " (halos sent)");
-  std::vector<Access> sent = s.field_accesses(field_set, true);
+  std::vector<Access> sent = s.field_accesses(s.stored, field_set, true);
   sent.push_back(writes(s.sent_token(), buffer_cells(1)));
-  plan.add_kernel({.name = names.pack,
+  plan.add_kernel({.name = name,
                    .lane = Lane::communication,
                    .after = std::move(after),
                    .access = std::move(sent)},
-                  detail::peer_send_kernel<T>(), blocks_for(s.send_elements), s.pack_count(),
-                  s.peer_send_list, s.table(field_set), s.peer_send());
-  std::vector<std::string> received_after = {names.pack};
-  if (!self_copy.empty()) received_after.push_back(self_copy);
-  std::vector<Access> received = s.field_accesses(field_set, false);
+                  detail::peer_send_kernel<T>(), peer_blocks(s.stored.send_elements, shape),
+                  s.stored.send_count(), s.peer_send_list, s.table(field_set), s.peer_send());
+}
+
+template <class T>
+void HaloExchange<T>::add_peer_receive(FramePlan& plan, const std::string& name,
+                                       std::vector<std::string> after, const std::string& self_copy,
+                                       const LaunchShape& shape, std::size_t field_set) {
+  State& s = *state_;
+  if (!self_copy.empty()) after.push_back(self_copy);
+  std::vector<Access> received = s.field_accesses(s.stored, field_set, false);
   received.push_back(reads(s.sent_token(), buffer_cells(1)));
   if (!self_copy.empty()) received.push_back(reads(s.done_token(), buffer_cells(1)));
-  plan.add_kernel({.name = names.unpack,
+  plan.add_kernel({.name = name,
                    .lane = Lane::communication,
-                   .after = std::move(received_after),
+                   .after = std::move(after),
                    .access = std::move(received)},
-                  detail::peer_receive_kernel<T>(), blocks_for(s.receive_elements),
-                  s.unpack_count(), s.receive_list, s.table(field_set), s.peer_receive());
+                  detail::peer_receive_kernel<T>(), peer_blocks(s.stored.receive_elements, shape),
+                  s.stored.receive_count(), s.peer_receive_list, s.table(field_set),
+                  s.peer_receive());
+  // The check reports a flag that never came, naming the neighbour (and makes the host executor
+  // keep this node in its place among the nodes that wait for other ranks).
   std::get<KernelWork>(plan.node(plan.nodes().size() - 1).work).check = [state = state_.get()] {
     state->check_peer();
   };
@@ -752,22 +825,24 @@ void HaloExchange<T>::use_field_set(Frame& frame, std::size_t set) {
                  static_cast<std::size_t>(s.self_elements), s.self_list, s.table(set));
   }
   if (s.remote.empty()) return;
-  if (s.transport == Transport::peer) {
+  if (!s.stored.empty()) {
+    // The peer kernels' names: the whole chain's (peer only), or their own beside the staged.
+    const bool mixed = !s.staged.empty();
     frame.update(
         KernelNode<std::size_t, detail::PeerSegments, FieldTable<T>, detail::PeerSend>{
-            0, prefix + ".pack"},
-        s.pack_count(), s.peer_send_list, s.table(set), s.peer_send());
+            0, prefix + (mixed ? ".peer_send" : ".pack")},
+        s.stored.send_count(), s.peer_send_list, s.table(set), s.peer_send());
     frame.update(
         KernelNode<std::size_t, HaloSegments, FieldTable<T>, detail::PeerReceive<T>>{
-            0, prefix + ".unpack"},
-        s.unpack_count(), s.receive_list, s.table(set), s.peer_receive());
-    return;
+            0, prefix + (mixed ? ".peer_receive" : ".unpack")},
+        s.stored.receive_count(), s.peer_receive_list, s.table(set), s.peer_receive());
+    if (!mixed) return;
   }
   using BufferNode = KernelNode<std::size_t, HaloSegments, FieldTable<T>, HaloBuffer<T>>;
-  frame.update(BufferNode{0, prefix + ".pack"}, s.pack_count(), s.send_list, s.table(set),
+  frame.update(BufferNode{0, prefix + ".pack"}, s.staged.send_count(), s.send_list, s.table(set),
                s.send_buffer());
-  frame.update(BufferNode{0, prefix + ".unpack"}, s.unpack_count(), s.receive_list, s.table(set),
-               s.receive_buffer());
+  frame.update(BufferNode{0, prefix + ".unpack"}, s.staged.receive_count(), s.receive_list,
+               s.table(set), s.receive_buffer());
 }
 
 template <class T>
@@ -783,7 +858,8 @@ void HaloExchange<T>::finish() {
 template <class T>
 void HaloExchange<T>::State::post() {
   State& s = *this;
-  if (s.transport != Transport::mpi) {
+  // Mixed exchanges post and finish their mpi routes here; their peer routes travel in the frame.
+  if (s.transport == Transport::nccl || (s.transport == Transport::peer && s.staged.empty())) {
     throw Error(
         fmt::format("{}: this exchange uses the {} transport; its messages travel in "
                     "the frame (its nodes), not through post and finish",
@@ -793,18 +869,19 @@ void HaloExchange<T>::State::post() {
     throw Error(fmt::format("{}: not exchanged, since an earlier exchange failed: {}", s.context,
                             s.failure));
   }
-  const std::size_t count = s.remote.size();
+  const std::vector<RemoteMessage>& by_mpi = s.staged.messages;
+  const std::size_t count = by_mpi.size();
   // Every receive before any send: no message arrives unexpected, and no rank waits on a send.
   for (std::size_t m = 0; m < count; ++m) {
-    const HaloMessage& message = *s.remote[m].message;
-    HALOFLOW_MPI(MPI_Irecv(s.host_receive.template as<T>() + s.remote[m].receive_offset,
+    const HaloMessage& message = *by_mpi[m].message;
+    HALOFLOW_MPI(MPI_Irecv(s.host_receive.template as<T>() + by_mpi[m].receive_offset,
                            static_cast<int>(message.elements * sizeof(T)), MPI_BYTE, message.peer,
                            s.tag(message.receive_tag), s.communicator, &s.requests[m]),
                  s.context);
   }
   for (std::size_t m = 0; m < count; ++m) {
-    const HaloMessage& message = *s.remote[m].message;
-    HALOFLOW_MPI(MPI_Isend(s.host_send.template as<T>() + s.remote[m].send_offset,
+    const HaloMessage& message = *by_mpi[m].message;
+    HALOFLOW_MPI(MPI_Isend(s.host_send.template as<T>() + by_mpi[m].send_offset,
                            static_cast<int>(message.elements * sizeof(T)), MPI_BYTE, message.peer,
                            s.tag(message.send_tag), s.communicator, &s.requests[count + m]),
                  s.context);
@@ -827,11 +904,11 @@ void HaloExchange<T>::State::finish() {
     if (done == 0) std::this_thread::yield();
   }
   // Name the first request still open, then drop them all so MPI can shut down cleanly.
-  const std::size_t count = s.remote.size();
+  const std::size_t count = s.staged.messages.size();
   std::string what;
   for (std::size_t r = 0; r < s.requests.size() && what.empty(); ++r) {
     if (s.requests[r] == MPI_REQUEST_NULL) continue;
-    const HaloMessage& message = *s.remote[r % count].message;
+    const HaloMessage& message = *s.staged.messages[r % count].message;
     what = r < count ? fmt::format("no halo arrived from rank {} (direction {})", message.peer,
                                    direction_name(message.direction))
                      : fmt::format("the halo sent to rank {} (direction {}) was not taken",
@@ -868,12 +945,12 @@ std::size_t HaloExchange<T>::field_sets() const {
 template <class T>
 bool HaloExchange<T>::tables_inline() const {
   const State& s = *state_;
-  // A list no kernel is added for (no remote messages, or no self runs) is read by nobody.
-  const auto* send_table = s.transport == Transport::peer
-                               ? static_cast<const void*>(s.peer_send_list.table)
-                               : static_cast<const void*>(s.send_list.table);
-  const bool remote_inline =
-      s.remote.empty() || (send_table == nullptr && s.receive_list.table == nullptr);
+  // A list no kernel is added for (no messages that travel so, or no self runs) is read by nobody.
+  const bool staged_inline =
+      s.staged.empty() || (s.send_list.table == nullptr && s.receive_list.table == nullptr);
+  const bool stored_inline = s.stored.empty() || (s.peer_send_list.table == nullptr &&
+                                                  s.peer_receive_list.table == nullptr);
+  const bool remote_inline = staged_inline && stored_inline;
   const bool self_inline = s.self_run_count == 0 || s.self_list.table == nullptr;
   const bool kernels = !s.remote.empty() || s.self_run_count > 0;
   return !kernels || (s.pointer_tables.empty() && remote_inline && self_inline);
@@ -907,8 +984,8 @@ std::array<bool, 3> HaloExchange<T>::remote_axes() const {
   // Faces first: a diagonal message's ghosts are read only by cells near all of its axes' faces,
   // so cutting along any one of them already keeps the interior clear of it.
   for (const bool faces : {true, false}) {
-    for (const RemoteMessage& r : state_->remote) {
-      const auto moving = axes_of(*r.message);
+    for (const HaloMessage* message : state_->remote) {
+      const auto moving = axes_of(*message);
       if ((moving.size() == 1) != faces) continue;
       if (std::ranges::any_of(moving, [&](std::size_t axis) { return axes[axis]; })) continue;
       for (const std::size_t axis : moving) axes[axis] = true;

@@ -59,7 +59,9 @@ class HostExecutor final : public Executor {
     // (the mpi exchange) and kernels with a check (the peer transport's receive, which waits for
     // its neighbours' flags). Another rank meets them in that order, and a rank that waited in
     // the second while its peer waits in the first would wait for ever (or, for the peer
-    // transport, until its deadline).
+    // transport, until its deadline). An exchange that mixes peer and mpi routes has one of each,
+    // after all of its sends by its own edges (docs/architecture.md, "The peer transport"), so
+    // every order keeps its sends before its waits as well.
     const auto waits_for_ranks = [&](std::size_t i) {
       const Node& node = plan_.node(i);
       const auto* kernel = std::get_if<KernelWork>(&node.work);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <climits>
 #include <cstring>
 #include <map>
 #include <thread>
@@ -15,16 +17,20 @@
 namespace haloflow::detail {
 namespace {
 
-//! What a receiver tells the sender of one of its messages, once, at set-up.
+//! What each end of a route tells the other first, once, at set-up: where its mailbox is.
 struct PeerAddress {
-  IpcHandle ipc;                   //!< GPU: the receiver's mailbox
-  DeviceAddress device;            //!< GPU: the receiver's device
-  std::int32_t flag = 0;           //!< the message's flag in the receiver's mailbox
-  std::int64_t offset = 0;         //!< elements from the receiver's slot 0 to the message
-  std::int64_t slot_elements = 0;  //!< the receiver's elements per slot
-  //! 0 when the receiver could not share its mailbox (no CUDA IPC on its platform): every rank
-  //! then falls back together (auto) or refuses together (peer asked for).
+  IpcHandle ipc;         //!< GPU: this rank's mailbox
+  DeviceAddress device;  //!< GPU: this rank's device
+  //! 0 when this rank could not share its mailbox (no CUDA IPC on its platform): its routes then
+  //! go by MPI (auto) or are refused (peer asked for), decided alike at both ends.
   std::int32_t usable = 1;
+};
+
+//! What a receiver tells the sender of a peer route last: where the route's halos go.
+struct PeerSlot {
+  std::int32_t flag = 0;           //!< the route's flag in the receiver's mailbox
+  std::int64_t offset = 0;         //!< elements from the receiver's slot 0 to the route's halos
+  std::int64_t slot_elements = 0;  //!< the receiver's elements per slot
 };
 
 //! Completes `requests` (one per message: receives first, then sends) within `timeout`, or names
@@ -55,6 +61,32 @@ void wait_bounded(std::vector<MPI_Request>& requests, const std::vector<PeerMess
       "{}: rank {} (direction {}) did not answer within {} s while the peer transport was set "
       "up; is that rank alive and running the same case?",
       context, silent.peer, silent.direction, timeout.count()));
+}
+
+//! One round of set-up messages with the neighbours: for each message m with `taking[m]`, this
+//! rank tells the neighbour `telling[m]` and is told `told[m]`, both ends of a route using the
+//! route's tags (what m receives is tagged as the neighbour sends it). Bounded by `timeout`.
+template <class Item>
+void tell_neighbours(const std::vector<PeerMessage>& messages, const std::vector<bool>& taking,
+                     const std::vector<Item>& telling, std::vector<Item>& told,
+                     MPI_Comm communicator, std::chrono::duration<double> timeout,
+                     const std::string& context) {
+  std::vector<MPI_Request> requests(2 * messages.size(), MPI_REQUEST_NULL);
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    if (!taking[m]) continue;
+    HALOFLOW_MPI(MPI_Irecv(&told[m], sizeof(Item), MPI_BYTE, messages[m].peer, messages[m].send_tag,
+                           communicator, &requests[m]),
+                 context);
+  }
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    if (!taking[m]) continue;
+    HALOFLOW_MPI(MPI_Isend(&telling[m], sizeof(Item), MPI_BYTE, messages[m].peer,
+                           messages[m].receive_tag, communicator, &requests[messages.size() + m]),
+                 context);
+  }
+  if (std::ranges::find(taking, true) != taking.end()) {
+    wait_bounded(requests, messages, timeout, context);
+  }
 }
 
 //! Completes `request`, a nonblocking collective, within `timeout`; false when it did not. Not
@@ -106,6 +138,7 @@ struct PeerMailbox::State {
   std::map<int, void*> mapped;  // GPU: neighbours' mailboxes opened through IPC, by rank
   std::vector<PeerRoute> routes;
   std::vector<PeerTarget> targets;
+  std::int64_t slot_elements = 0;
   bool in_use = false;
 
   State() = default;
@@ -139,33 +172,32 @@ struct PeerMailbox::State {
 
 namespace {
 
-// Whether one message can travel peer to peer, and why (the run header prints it either way).
-struct Verdict {
-  bool peer = false;
-  std::string reason;
-};
-Verdict route_verdict(const PeerMailbox::State& s, const PeerMessage& message,
-                      const PeerAddress& told, const PeerAddress& mine, int node_rank,
-                      const std::string& unusable, PeerMailbox::Want want) {
+// This end's view of one route (the run header prints its reason either way). `unusable`: why
+// this rank's own mailbox cannot be shared, if it cannot.
+RouteEnd route_end(const PeerMailbox::State& s, const PeerMessage& message, const PeerAddress& told,
+                   const PeerAddress& mine, int node_rank, const std::string& unusable,
+                   PeerMailbox::Want want) {
   if (node_rank == MPI_UNDEFINED) {
-    return {false, fmt::format("rank {} is on another node", message.peer)};
+    return {false, false, fmt::format("rank {} is on another node", message.peer)};
   }
-  if (s.backend == Backend::cpu) return {true, "same node (MPI shared-memory window)"};
-  if (!unusable.empty()) return {false, unusable};
+  if (s.backend == Backend::cpu) return {true, true, "same node (MPI shared-memory window)"};
+  if (!unusable.empty()) return {true, false, unusable};
   if (told.usable == 0) {
-    return {false,
+    return {true, false,
             fmt::format("rank {} cannot share its mailbox (no CUDA IPC there)", message.peer)};
   }
   if (auto why = why_device_unreachable(told.device, s.context); !why.empty()) {
-    return {false, std::move(why)};
+    return {true, false, std::move(why)};
   }
   if (std::strcmp(told.device.bus_id, mine.device.bus_id) != 0) {
-    return {true, fmt::format("same node, GPU {} (CUDA IPC, peer access)", told.device.bus_id)};
+    return {true, true,
+            fmt::format("same node, GPU {} (CUDA IPC, peer access)", told.device.bus_id)};
   }
-  if (want == PeerMailbox::Want::required) return {true, "same node, same GPU (CUDA IPC)"};
-  return {false, fmt::format("rank {} shares this GPU, where the waiting kernels of two "
-                             "processes take turns (peer only when asked for by name)",
-                             message.peer)};
+  if (want == PeerMailbox::Want::required) return {true, true, "same node, same GPU (CUDA IPC)"};
+  return {true, false,
+          fmt::format("rank {} shares this GPU, where the waiting kernels of two processes take "
+                      "turns (peer only when asked for by name)",
+                      message.peer)};
 }
 
 // The neighbour's mailbox in this process: its part of the shared window, this rank's own
@@ -188,11 +220,165 @@ std::byte* mailbox_of(PeerMailbox::State& s, int peer, int rank, const PeerAddre
   return static_cast<std::byte*>(found->second);
 }
 
+// This end's view of message m's route, with the neighbour's mailbox mapped now, so that a
+// failure to map it is decided on like any other reason (`bases[m]` is where it is mapped).
+RouteEnd end_and_mailbox(PeerMailbox::State& s, const PeerMessage& message, int rank,
+                         const PeerAddress& told, const PeerAddress& mine, int node_rank,
+                         const std::string& unusable, PeerMailbox::Want want, std::byte*& base) {
+  try {
+    RouteEnd end = route_end(s, message, told, mine, node_rank, unusable, want);
+    if (end.can_store) base = mailbox_of(s, message.peer, rank, told, node_rank);
+    return end;
+  } catch (const std::exception& error) {
+    return {
+        node_rank != MPI_UNDEFINED, false,
+        fmt::format("the mailbox of rank {} cannot be reached: {}", message.peer, error.what())};
+  }
+}
+
+// Makes every rank refuse, with the first refusing rank's words, when a route within a node
+// cannot go peer to peer although peer was asked for; returns when no rank refuses. Collective.
+void refuse_together(const PeerMailbox::State& s, MPI_Comm communicator, int rank,
+                     const std::string& refusal) {
+  const int mine = refusal.empty() ? INT_MAX : rank;
+  int first = INT_MAX;
+  MPI_Request agreeing = MPI_REQUEST_NULL;
+  HALOFLOW_MPI(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, communicator, &agreeing),
+               s.context);
+  const auto silent = [&](const char* call) {
+    return Error(
+        fmt::format("{}: the other ranks did not agree on the peer transport within {} s "
+                    "({}); is every rank alive and running the same case?",
+                    s.context, s.timeout.count(), call));
+  };
+  if (!complete_within(agreeing, s.timeout, s.context)) throw silent("MPI_Iallreduce");
+  if (first == INT_MAX) return;
+  std::array<char, 512> words{};
+  std::memcpy(words.data(), refusal.data(), std::min(refusal.size(), words.size() - 1));
+  MPI_Request telling = MPI_REQUEST_NULL;
+  HALOFLOW_MPI(MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_CHAR, first,
+                          communicator, &telling),
+               s.context);
+  if (!complete_within(telling, s.timeout, s.context)) throw silent("MPI_Ibcast");
+  words.back() = '\0';
+  throw Error(fmt::format("{}: {}; use mpi or auto", s.context, words.data()));
+}
+
+// Where this rank's peer routes' halos go in its own mailbox: back to back in message order, a
+// flag each, numbered alike. Sets `slot_elements` to their sum.
+std::vector<PeerSlot> own_slots(const std::vector<PeerMessage>& messages,
+                                const std::vector<bool>& peer, std::int64_t& slot_elements) {
+  std::vector<PeerSlot> slots(messages.size());
+  std::int32_t flag = 0;
+  slot_elements = 0;
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    if (!peer[m]) continue;
+    slots[m] = {.flag = flag++, .offset = slot_elements};
+    slot_elements += messages[m].elements;
+  }
+  for (PeerSlot& slot : slots) slot.slot_elements = slot_elements;
+  return slots;
+}
+
+}  // namespace
+
+namespace {
+
+// Allocates this rank's mailbox of `bytes` (zeroed) and says where it is in `mine`; returns why it
+// cannot be shared, or nothing. A platform without CUDA IPC (MIG, some containers) must not stop
+// the exchange: the set-up goes on, telling the neighbours, so that both ends of each route decide
+// alike.
+std::string allocate_mailbox(PeerMailbox::State& s, MPI_Aint bytes, PeerAddress& mine) {
+  if (s.backend == Backend::cpu) {
+    void* base = nullptr;
+    HALOFLOW_MPI(MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, s.node, &base, &s.window),
+                 s.context);
+    s.mailbox = static_cast<std::byte*>(base);
+    std::memset(s.mailbox, 0, static_cast<std::size_t>(bytes));
+    return {};
+  }
+  try {
+    s.device_mailbox = Buffer(Memory::device, static_cast<std::size_t>(bytes),
+                              s.context + " peer mailbox", s.backend);
+    const std::vector<std::byte> zeros(static_cast<std::size_t>(bytes));
+    s.device_mailbox.upload(zeros.data(), zeros.size());
+    s.mailbox = static_cast<std::byte*>(s.device_mailbox.data());
+    mine.ipc = ipc_handle_of(s.mailbox, s.context + " peer mailbox");
+    mine.device = current_device_address(s.context);
+    return {};
+  } catch (const std::exception& error) {
+    mine.usable = 0;
+    return fmt::format("this rank's mailbox cannot be shared: {}", error.what());
+  }
+}
+
+// The first two rounds and the choice: per message, whether its route goes peer to peer, with
+// s.routes filled in and `bases[m]` the neighbour's mailbox for those that do. A refusal (peer
+// required) is thrown on every rank alike.
+std::vector<bool> decide_routes(PeerMailbox::State& s, MPI_Comm communicator, int rank,
+                                const std::vector<PeerMessage>& messages,
+                                const std::vector<int>& on_node, const PeerAddress& mine,
+                                const std::string& unusable, PeerMailbox::Want want,
+                                std::vector<std::byte*>& bases) {
+  // First round: the mailboxes. Then each end's view of each route, and second round: the views,
+  // so that both ends of a route decide from the same two (choose_route is symmetric).
+  const std::vector<bool> every(messages.size(), true);
+  std::vector<PeerAddress> told(messages.size());
+  tell_neighbours(messages, every, std::vector<PeerAddress>(messages.size(), mine), told,
+                  communicator, s.timeout, s.context);
+  std::vector<RouteEndMessage> here(messages.size());
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    here[m] = to_message(
+        end_and_mailbox(s, messages[m], rank, told[m], mine, on_node[m], unusable, want, bases[m]));
+  }
+  std::vector<RouteEndMessage> there(messages.size());
+  tell_neighbours(messages, every, here, there, communicator, s.timeout, s.context);
+  std::vector<bool> peer(messages.size(), false);
+  std::string refusal;
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    RouteChoice choice =
+        choose_route(from_message(here[m]), from_message(there[m]), messages[m].peer, want);
+    peer[m] = choice.peer;
+    if (choice.refused && refusal.empty()) {
+      refusal = fmt::format("the peer transport cannot carry the {} halo of rank {} to rank {}: {}",
+                            messages[m].direction, rank, messages[m].peer, choice.reason);
+    }
+    s.routes.push_back({.peer = messages[m].peer,
+                        .direction = messages[m].direction,
+                        .peer_transport = choice.peer,
+                        .reason = std::move(choice.reason)});
+  }
+  if (want == PeerMailbox::Want::required) refuse_together(s, communicator, rank, refusal);
+  return peer;
+}
+
+// Third round, over the peer routes only (both ends agree which): where each route's halos go,
+// as s.targets (empty for a route by MPI) and s.slot_elements.
+void learn_targets(PeerMailbox::State& s, MPI_Comm communicator,
+                   const std::vector<PeerMessage>& messages, const std::vector<bool>& peer,
+                   const std::vector<std::byte*>& bases, std::size_t element_size) {
+  std::vector<PeerSlot> slots(messages.size());
+  tell_neighbours(messages, peer, own_slots(messages, peer, s.slot_elements), slots, communicator,
+                  s.timeout, s.context);
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    if (!peer[m]) {
+      s.targets.push_back({});
+      continue;
+    }
+    std::byte* const base = bases[m];
+    s.targets.push_back(
+        {.slot = base + kPeerSlotsOffset + static_cast<std::size_t>(slots[m].offset) * element_size,
+         .slot_elements = slots[m].slot_elements,
+         .flag = reinterpret_cast<std::uint64_t*>(base + static_cast<std::size_t>(slots[m].flag) *
+                                                             kPeerFlagBytes)});
+  }
+}
+
 }  // namespace
 
 PeerMailbox::PeerMailbox(MPI_Comm communicator, Backend backend, std::vector<PeerMessage> messages,
-                         std::size_t element_size, std::int64_t receive_elements, Want want,
-                         std::chrono::duration<double> timeout, std::string context)
+                         std::size_t element_size, Want want, std::chrono::duration<double> timeout,
+                         std::string context)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.backend = backend;
@@ -210,119 +396,24 @@ PeerMailbox::PeerMailbox(MPI_Comm communicator, Backend backend, std::vector<Pee
   HALOFLOW_MPI(MPI_Comm_rank(communicator, &rank), s.context);
   const std::vector<int> on_node = node_ranks_of(communicator, s.node, messages, s.context);
 
-  // This rank's mailbox: the flags, then two slots.
-  const auto bytes =
-      static_cast<MPI_Aint>(kPeerSlotsOffset) +
-      static_cast<MPI_Aint>(2 * receive_elements) * static_cast<MPI_Aint>(element_size);
+  // This rank's mailbox: the flags, then two slots, each large enough for the halos from every
+  // neighbour on this node (which of those routes go peer is decided with the neighbours, and
+  // needs the mailbox's handle; routes to other nodes never do).
+  std::int64_t most_elements = 0;
+  for (std::size_t m = 0; m < messages.size(); ++m) {
+    if (on_node[m] != MPI_UNDEFINED) most_elements += messages[m].elements;
+  }
+  const auto bytes = static_cast<MPI_Aint>(kPeerSlotsOffset) +
+                     static_cast<MPI_Aint>(2 * most_elements) * static_cast<MPI_Aint>(element_size);
   PeerAddress mine;
-  mine.slot_elements = receive_elements;
-  std::string unusable;  // why this rank's own mailbox cannot be shared, if it cannot
-  if (backend == Backend::cpu) {
-    void* base = nullptr;
-    HALOFLOW_MPI(MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, s.node, &base, &s.window),
-                 s.context);
-    s.mailbox = static_cast<std::byte*>(base);
-    std::memset(s.mailbox, 0, static_cast<std::size_t>(bytes));
-  } else {
-    // A platform without CUDA IPC (MIG, some containers) must not stop the exchange: the set-up
-    // goes on, telling the neighbours, so that every rank decides alike below.
-    try {
-      s.device_mailbox = Buffer(Memory::device, static_cast<std::size_t>(bytes),
-                                s.context + " peer mailbox", backend);
-      const std::vector<std::byte> zeros(static_cast<std::size_t>(bytes));
-      s.device_mailbox.upload(zeros.data(), zeros.size());
-      s.mailbox = static_cast<std::byte*>(s.device_mailbox.data());
-      mine.ipc = ipc_handle_of(s.mailbox, s.context + " peer mailbox");
-      mine.device = current_device_address(s.context);
-    } catch (const std::exception& error) {
-      mine.usable = 0;
-      unusable = fmt::format("this rank's mailbox cannot be shared: {}", error.what());
-    }
-  }
+  const std::string unusable = allocate_mailbox(s, bytes, mine);
 
-  // Each receiver tells its sender where the message goes; tags as the messages' own.
-  std::vector<PeerAddress> told(messages.size());
-  std::vector<PeerAddress> telling(messages.size(), mine);
-  std::vector<MPI_Request> requests(2 * messages.size(), MPI_REQUEST_NULL);
-  for (std::size_t m = 0; m < messages.size(); ++m) {
-    HALOFLOW_MPI(MPI_Irecv(&told[m], sizeof(PeerAddress), MPI_BYTE, messages[m].peer,
-                           messages[m].send_tag, communicator, &requests[m]),
-                 s.context);
-  }
-  for (std::size_t m = 0; m < messages.size(); ++m) {
-    telling[m].flag = static_cast<std::int32_t>(m);
-    telling[m].offset = messages[m].receive_offset;
-    HALOFLOW_MPI(MPI_Isend(&telling[m], sizeof(PeerAddress), MPI_BYTE, messages[m].peer,
-                           messages[m].receive_tag, communicator, &requests[messages.size() + m]),
-                 s.context);
-  }
-  if (!messages.empty()) wait_bounded(requests, messages, timeout, s.context);
-
-  // How each message can travel, decided from both ends' addresses, and where it goes (the
-  // neighbour's mailbox mapped now, so that a failure to map it is agreed on like the others).
-  int possible = 1;
+  // A refusal thrown below reaches every rank, whose State then frees the window together.
   std::vector<std::byte*> bases(messages.size(), nullptr);
-  for (std::size_t m = 0; m < messages.size(); ++m) {
-    PeerRoute route{.peer = messages[m].peer, .direction = messages[m].direction};
-    try {
-      Verdict verdict = route_verdict(s, messages[m], told[m], mine, on_node[m], unusable, want);
-      route.peer_transport = verdict.peer;
-      route.reason = std::move(verdict.reason);
-      if (route.peer_transport) {
-        bases[m] = mailbox_of(s, messages[m].peer, rank, told[m], on_node[m]);
-      }
-    } catch (const std::exception& error) {
-      route.peer_transport = false;
-      route.reason =
-          fmt::format("the mailbox of rank {} cannot be reached: {}", route.peer, error.what());
-    }
-    if (!route.peer_transport) possible = 0;
-    s.routes.push_back(std::move(route));
-  }
-  int everywhere = 0;
-  MPI_Request agreeing = MPI_REQUEST_NULL;
-  HALOFLOW_MPI(MPI_Iallreduce(&possible, &everywhere, 1, MPI_INT, MPI_MIN, communicator, &agreeing),
-               s.context);
-  if (!complete_within(agreeing, timeout, s.context)) {
-    throw Error(
-        fmt::format("{}: the other ranks did not agree on the peer transport within {} s "
-                    "(MPI_Iallreduce); is every rank alive and running the same case?",
-                    s.context, timeout.count()));
-  }
-  if (everywhere == 0) {
-    if (want == Want::required) {
-      const auto refused = std::ranges::find_if(
-          s.routes, [](const PeerRoute& route) { return !route.peer_transport; });
-      throw Error(
-          refused == s.routes.end()
-              ? fmt::format("{}: the peer transport cannot be used: another rank cannot reach "
-                            "its neighbour that way (its own message says why); use mpi or auto",
-                            s.context)
-              : fmt::format("{}: the peer transport cannot carry the {} halo to rank {}: {}; "
-                            "use mpi or auto",
-                            s.context, refused->direction, refused->peer, refused->reason));
-    }
-    for (PeerRoute& route : s.routes) {
-      if (route.peer_transport) {
-        route.peer_transport = false;
-        route.reason =
-            "another rank's neighbour cannot be reached peer to peer, and every "
-            "rank must agree";
-      }
-    }
-    s.release();  // every rank takes this branch: the collective frees meet
-    return;
-  }
-
-  for (std::size_t m = 0; m < messages.size(); ++m) {
-    std::byte* const base = bases[m];
-    s.targets.push_back(
-        {.slot = base + kPeerSlotsOffset + static_cast<std::size_t>(told[m].offset) * element_size,
-         .slot_elements = told[m].slot_elements,
-         .flag = reinterpret_cast<std::uint64_t*>(base + static_cast<std::size_t>(told[m].flag) *
-                                                             kPeerFlagBytes)});
-  }
-  s.in_use = true;
+  const std::vector<bool> peer =
+      decide_routes(s, communicator, rank, messages, on_node, mine, unusable, want, bases);
+  learn_targets(s, communicator, messages, peer, bases, element_size);
+  s.in_use = std::ranges::find(peer, true) != peer.end();
   if (backend == Backend::cuda && s.node != MPI_COMM_NULL) MPI_Comm_free(&s.node);
 }
 
@@ -339,6 +430,9 @@ const std::vector<PeerTarget>& PeerMailbox::targets() const {
 }
 std::byte* PeerMailbox::slots() const {
   return state_->mailbox + kPeerSlotsOffset;
+}
+std::int64_t PeerMailbox::slot_elements() const {
+  return state_->slot_elements;
 }
 std::uint64_t* PeerMailbox::flags() const {
   return reinterpret_cast<std::uint64_t*>(state_->mailbox);

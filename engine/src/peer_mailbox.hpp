@@ -3,7 +3,9 @@
 // each of its messages goes in its receiver's. On a GPU the mailbox is device memory that the
 // neighbours map through CUDA IPC; on the host executor it is this rank's part of an MPI-3
 // shared-memory window over the ranks of the node (MPI_Win_allocate_shared), so that CI runs the
-// same protocol on the CPU.
+// same protocol on the CPU. Each route (a message and its neighbour's opposite one) travels peer
+// to peer or by host-staged MPI, as both of its ends decide (peer_routes.hpp): one exchange may mix
+// the two.
 
 #include <mpi.h>
 
@@ -15,16 +17,17 @@
 #include <vector>
 
 #include "haloflow/buffer.hpp"
+#include "peer_routes.hpp"
 
 namespace haloflow::detail {
 
 //! One message of the exchange with another rank, as the peer set-up needs it.
 struct PeerMessage {
-  int peer = 0;                     //!< the other rank
-  int send_tag = 0;                 //!< HaloMessage's: what this rank sends is tagged so
-  int receive_tag = 0;              //!< and what it receives so (the sender's send_tag)
-  std::int64_t receive_offset = 0;  //!< elements from this rank's slot 0 to the message
-  std::string direction;            //!< "+x"
+  int peer = 0;               //!< the other rank
+  int send_tag = 0;           //!< HaloMessage's: what this rank sends is tagged so
+  int receive_tag = 0;        //!< and what it receives so (the sender's send_tag)
+  std::int64_t elements = 0;  //!< elements it carries each way
+  std::string direction;      //!< "+x"
 };
 
 //! Where one message this rank sends goes, in this process's addresses.
@@ -44,33 +47,37 @@ struct PeerRoute {
 
 class PeerMailbox {
  public:
-  //! Whether to insist on the peer transport or only take it where it works.
-  enum class Want { required, if_possible };
+  using Want = PeerWant;
   //! Collective over `communicator` (every rank of it calls it, with or without messages).
-  //! Decides with the other ranks whether every message can travel peer to peer (the peer on
-  //! this node; on a GPU, its device reachable; and, when `want` is if_possible, not on this
-  //! very device, where waiting kernels of two processes would take turns on the GPU). When they
-  //! all can, allocates the mailbox and learns every receiver's. Bounded by `timeout`.
-  //! \throws Error when `want` is required and some message cannot travel so (naming it), or a
-  //! neighbour does not answer in time.
+  //! Decides with each neighbour, route by route (choose_route), whether the route travels peer
+  //! to peer (the neighbour on this node; on a GPU, its device reachable, both mailboxes shared
+  //! and mapped; and, when `want` is if_possible, not on this very device, where waiting kernels
+  //! of two processes would take turns on the GPU) or by MPI. Allocates the mailbox, and learns
+  //! where each peer route's halos go in its receiver's: the peer routes' halos back to back in
+  //! message order, their flags numbered alike. Bounded by `timeout` at every step.
+  //! \throws Error on every rank, with the same reason, when `want` is required and a route
+  //! within a node cannot travel peer to peer; or when a neighbour does not answer in time.
   PeerMailbox(MPI_Comm communicator, Backend backend, std::vector<PeerMessage> messages,
-              std::size_t element_size, std::int64_t receive_elements, Want want,
-              std::chrono::duration<double> timeout, std::string context);
+              std::size_t element_size, Want want, std::chrono::duration<double> timeout,
+              std::string context);
   ~PeerMailbox();
   PeerMailbox(const PeerMailbox&) = delete;
   PeerMailbox& operator=(const PeerMailbox&) = delete;
   PeerMailbox(PeerMailbox&&) = delete;
   PeerMailbox& operator=(PeerMailbox&&) = delete;
 
-  //! True when every rank takes the peer transport (always, when it was required).
+  //! True when some route of this rank travels peer to peer.
   [[nodiscard]] bool in_use() const;
   //! Per message: how it travels and why.
   [[nodiscard]] const std::vector<PeerRoute>& routes() const;
-  //! Per message, in the given order: where it goes. \pre in_use().
+  //! Per message, in the given order: where it goes; null pointers for a route by MPI.
   [[nodiscard]] const std::vector<PeerTarget>& targets() const;
-  //! This rank's slot 0 (slot 1 follows `receive_elements` elements later). \pre in_use().
+  //! This rank's slot 0 (slot 1 follows slot_elements() later). \pre in_use().
   [[nodiscard]] std::byte* slots() const;
-  //! This rank's first flag (the others kPeerFlagBytes apart, in message order). \pre in_use().
+  //! Elements of one slot: the halos of this rank's peer routes, back to back in message order.
+  [[nodiscard]] std::int64_t slot_elements() const;
+  //! This rank's first flag (one per peer route, kPeerFlagBytes apart, in message order).
+  //! \pre in_use().
   [[nodiscard]] std::uint64_t* flags() const;
 
   struct State;

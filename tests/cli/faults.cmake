@@ -27,6 +27,20 @@ if(HALOFLOW_HAVE_NCCL)
             graph --transport nccl
     LABELS gpu mpi nccl TIMEOUT 90)
 endif()
+# The same with exchanges that mix peer and mpi routes: 4 ranks as 2 x 2 on two "nodes" by parity
+# (MPICH's MPIR_CVAR_ODD_EVEN_CLIQUES=1), so rank 1 is rank 3's neighbour peer to peer (along y)
+# and rank 0's by mpi (along x); whichever of the two waits ends first names rank 1.
+haloflow_cli_test(silent_peer_host_peer_nodes
+  COMMAND env RANKS=4 MPIR_CVAR_ODD_EVEN_CLIQUES=1 "EXPECT=no halo (arrived )?from rank 1" bash
+          ${CMAKE_CURRENT_SOURCE_DIR}/silent_peer.sh ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2
+          $<TARGET_FILE:haloflow_model> ${silent_jacobi} --split 2d --executor host --transport peer
+  LABELS host mpi peer fault TIMEOUT 90 RESOURCE_LOCK fault_timing)
+haloflow_cli_test(silent_peer_graph_peer_nodes
+  COMMAND env RANKS=4 MPIR_CVAR_ODD_EVEN_CLIQUES=1 "EXPECT=no halo (arrived )?from rank 1" bash
+          ${CMAKE_CURRENT_SOURCE_DIR}/silent_peer.sh ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2
+          $<TARGET_FILE:haloflow_model> ${silent_jacobi} --split 2d --executor graph
+          --transport peer
+  LABELS gpu mpi peer TIMEOUT 90)
 # euler2d's step has three exchanges and the time step's allreduce: the stop finds rank 1 in
 # either, and the live rank names it from whichever it waits in (both seen on an H200).
 haloflow_cli_test(silent_peer_euler2d_graph_proxy

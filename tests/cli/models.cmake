@@ -37,6 +37,39 @@ foreach(executor host graph)
       ${model_${executor}_properties})
   endforeach()
 endforeach()
+# The same with the ranks on two "nodes" by parity (MPICH's MPIR_CVAR_ODD_EVEN_CLIQUES=1): on 3 and
+# 4 ranks each rank's routes within its node go peer to peer and the others by mpi, in one
+# exchange, and the fields stay bitwise those of 1 rank (and so of the mpi transport's runs).
+foreach(executor host graph)
+  foreach(model_case IN LISTS model_cases ITEMS
+          "euler2d --set euler2d.case=vortex --set euler2d.nx=40 --set euler2d.ny=36 --steps 30")
+    separate_arguments(model_args UNIX_COMMAND "${model_case}")
+    list(GET model_args 0 model)
+    haloflow_cli_test(model_invariance_${model}_${executor}_peer_nodes
+      COMMAND env MPIR_CVAR_ODD_EVEN_CLIQUES=1 bash ${CMAKE_CURRENT_SOURCE_DIR}/compare_model_dumps.sh
+              ${CMAKE_CURRENT_BINARY_DIR}/model_dumps/${executor}_peer_nodes
+              ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow_model>
+              ${model_args} --executor ${executor} --transport peer
+      ${model_${executor}_properties})
+  endforeach()
+endforeach()
+# The run header names each route's transport and why, on 4 ranks as 2 x 2 over two "nodes": rank 0
+# reaches rank 2 (along y, its node) peer to peer and ranks 1 and 3 (the other node) by mpi.
+set(peer_nodes_header
+    "halos of this rank: peer to rank 2 \\(-y, \\+y\\): same node[^;]*; mpi to rank 3 \\(\\+x-y, \\+x\\+y\\): rank 3 is on another node; mpi to rank 1 \\(\\+x\\): rank 1 is on another node")
+foreach(executor host graph)
+  set(header_command $<TARGET_FILE:haloflow> run ${PROJECT_SOURCE_DIR}/tests/cases/jacobi2d_split2d.json
+      --executor ${executor} --transport peer --out ${cli_runs}/peer_nodes_${executor} --force)
+  set(header_labels host mpi peer)
+  if(executor STREQUAL "graph")
+    set(header_command bash ${CMAKE_CURRENT_SOURCE_DIR}/on_gpu.sh ${header_command})
+    set(header_labels gpu mpi peer)
+  endif()
+  haloflow_cli_test(cli_run_peer_nodes_header_${executor} RANKS 4
+    COMMAND ${header_command}
+    ENVIRONMENT MPIR_CVAR_ODD_EVEN_CLIQUES=1 LABELS ${header_labels} TIMEOUT 120
+    PASS_REGEX "${peer_nodes_header}")
+endforeach()
 # The same invariance with MPICH's shared-memory path off (MPIR_CVAR_NOLOCAL=1: as if every rank
 # sat on another node).
 foreach(executor host graph)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A peer that stops answering in the middle of a run: two ranks step a model, rank 1 is stopped
-# once they are well into their steps, and the live rank must end the whole run with a message
-# naming rank 1 within the timeout + 2 s.
+# A peer that stops answering in the middle of a run: two ranks (RANKS in the environment, if set)
+# step a model, rank 1 is stopped once they are well into their steps, and the live ranks must end
+# the whole run with a message naming rank 1 within the timeout + 2 s.
 #   silent_peer.sh MPIEXEC NUMPROC_FLAG TIMEOUT PROGRAM [program arguments...]
 # FAULT (environment) says how rank 1 goes silent:
 #   stop (default): SIGSTOP from here, 4 s into the run (most likely inside a halo exchange);
@@ -33,7 +33,7 @@ if [[ $fault == collective ]]; then
   injector=(env "LD_PRELOAD=$STOPPER" HALOFLOW_STOP_RANK=1 "HALOFLOW_STOP_CALL=$CALL"
             "HALOFLOW_STOP_AFTER_S=${STOP_AFTER_S:-2}" "HALOFLOW_STOP_SKIP=${STOP_SKIP:-0}")
 fi
-"$mpiexec" "$numproc_flag" 2 "${injector[@]}" "$program" "$@" --timeout "$timeout" >"$log" 2>&1 &
+"$mpiexec" "$numproc_flag" "${RANKS:-2}" "${injector[@]}" "$program" "$@" --timeout "$timeout" >"$log" 2>&1 &
 launcher=$!
 
 # Whether process $1 descends from process $2 (another test may run the same program).

@@ -2,10 +2,15 @@
 // cell holds exactly the value of the global cell it mirrors (values encode global indices),
 // for every way the halos can travel: staged through copies or mapped memory, a rank's halos to
 // itself on the device or through MPI, under the graph executor both host-node lowerings, and
-// the kernels' segment and pointer tables inline in their parameters or in device memory.
+// the kernels' segment and pointer tables inline in their parameters or in device memory. Both ends
+// of every route must have chosen the same transport.
 //   haloflow_mpi_check [--executor host|graph|streams|serial] [--transport mpi|nccl|peer]
+//                      [--nodes odd-even]
 //                      (peer: three frames, the owned cells changed before each, so that a
-//                      halo read from the wrong slot or before its flag shows)
+//                      halo read from the wrong slot or before its flag shows; --nodes
+//                      odd-even: the ranks sit on two nodes by parity, as MPICH's
+//                      MPIR_CVAR_ODD_EVEN_CLIQUES=1 puts them, and every route must travel
+//                      peer within a node and mpi across)
 //   haloflow_mpi_check --transport nccl --expect-refusal 1   (ranks share a GPU: the nccl
 //                      transport must refuse with a message that says why)
 //   haloflow_mpi_check --skip-rank R --timeout S [--handoff host-node|proxy] [--transport T]
@@ -218,9 +223,129 @@ long count_wrong(const Config& c, const Variant& v, const CartesianDecomposition
   return wrong;
 }
 
+//! What a check found besides the cells: routes that travel otherwise than the nodes say, and
+//! whether this rank's exchange mixed peer and mpi routes.
+struct RouteCount {
+  long wrong = 0;
+  int mixed = 0;
+};
+
+// With the ranks on two nodes by parity (--nodes odd-even): each route peer within a node, mpi to
+// the other node saying so.
+RouteCount check_routes(const std::vector<HaloRoute>& routes, int rank) {
+  RouteCount count;
+  bool peer = false;
+  bool mpi = false;
+  for (const HaloRoute& route : routes) {
+    const bool same_node = route.peer % 2 == rank % 2;
+    const std::string across = fmt::format("rank {} is on another node", route.peer);
+    const bool right = same_node ? route.transport == Transport::peer
+                                 : route.transport == Transport::mpi && route.reason == across;
+    peer = peer || route.transport == Transport::peer;
+    mpi = mpi || route.transport == Transport::mpi;
+    if (!right && count.wrong++ < 3) {
+      std::fprintf(stderr, "rank %d: the %s halo to rank %d travels %s (%s)\n", rank,
+                   route.direction.c_str(), route.peer,
+                   std::string(to_string(route.transport)).c_str(), route.reason.c_str());
+    }
+  }
+  count.mixed = peer && mpi ? 1 : 0;
+  return count;
+}
+
+// A direction's index in [0, 27) from its name ("+x-y"), and the opposite one's.
+int direction_index(const std::string& name, bool opposite) {
+  int index = 0;
+  for (std::size_t i = 0; i + 1 < name.size(); i += 2) {
+    const int sign = (name[i] == '+') != opposite ? 1 : -1;
+    const int axis = name[i + 1] - 'x';
+    index += sign * (axis == 0 ? 1 : axis == 1 ? 3 : 9);
+  }
+  return index + 13;  // 13: no move along any axis
+}
+
+// Both ends of every route chose the same transport: each rank's transport per (neighbour,
+// direction) gathered, and each route compared with its other end's (the neighbour's route of the
+// opposite direction back to this rank). Collective over `world`.
+long check_route_ends(const std::vector<HaloRoute>& routes, MPI_Comm world, int rank, int ranks) {
+  constexpr int kNone = -1;
+  // Per rank, per neighbour, per direction: the transport (as an int), or kNone.
+  const std::size_t per_rank = static_cast<std::size_t>(ranks) * 27;
+  std::vector<int> mine(per_rank, kNone);
+  for (const HaloRoute& route : routes) {
+    mine[static_cast<std::size_t>(route.peer) * 27 +
+         static_cast<std::size_t>(direction_index(route.direction, false))] =
+        static_cast<int>(route.transport);
+  }
+  std::vector<int> all(per_rank * static_cast<std::size_t>(ranks));
+  HALOFLOW_MPI(MPI_Allgather(mine.data(), static_cast<int>(per_rank), MPI_INT, all.data(),
+                             static_cast<int>(per_rank), MPI_INT, world),
+               "gathering the routes");
+  long wrong = 0;
+  for (const HaloRoute& route : routes) {
+    const std::size_t other_end = static_cast<std::size_t>(route.peer) * per_rank +
+                                  static_cast<std::size_t>(rank) * 27 +
+                                  static_cast<std::size_t>(direction_index(route.direction, true));
+    if (all[other_end] == static_cast<int>(route.transport)) continue;
+    ++wrong;
+    std::fprintf(stderr, "rank %d: the %s route to rank %d is %s here, %d there\n", rank,
+                 route.direction.c_str(), route.peer,
+                 std::string(to_string(route.transport)).c_str(), all[other_end]);
+  }
+  return wrong;
+}
+
+// The node of `plan` named `name`; throws when there is none.
+std::size_t node_named(const FramePlan& plan, const std::string& name) {
+  for (std::size_t i = 0; i < plan.nodes().size(); ++i) {
+    if (plan.node(i).name() == name) return i;
+  }
+  throw Error(fmt::format("the plan has no node '{}'", name));
+}
+
+// Whether node `later` of `plan` runs after node `earlier` on every executor: one of its
+// dependencies, or theirs, is `earlier`.
+bool runs_after(const FramePlan& plan, std::size_t earlier, std::size_t later) {
+  const auto dependencies = plan.dependencies();
+  std::vector<bool> seen(dependencies.size(), false);
+  std::vector<std::size_t> open = dependencies[later];
+  while (!open.empty()) {
+    const std::size_t node = open.back();
+    open.pop_back();
+    if (node == earlier) return true;
+    if (seen[node]) continue;
+    seen[node] = true;
+    open.insert(open.end(), dependencies[node].begin(), dependencies[node].end());
+  }
+  return false;
+}
+
+// A mixed exchange's chain (docs/architecture.md, "Routes of both kinds in one exchange"): every
+// send before either wait (peer_send, then pack, before the exchange host node), the peer receive
+// after the host node, and unpack after everything, the self copy included.
+long check_mixed_chain(const FramePlan& plan, const ExchangeNodes& names, int rank) {
+  const std::string prefix = names.unpack.substr(0, names.unpack.rfind('.'));
+  const std::size_t peer_send = node_named(plan, prefix + ".peer_send");
+  const std::size_t peer_receive = node_named(plan, prefix + ".peer_receive");
+  const std::size_t pack = node_named(plan, names.pack);
+  const std::size_t exchange = node_named(plan, names.exchange);
+  const std::size_t unpack = node_named(plan, names.unpack);
+  std::vector<std::pair<std::size_t, std::size_t>> orders = {
+      {peer_send, pack}, {pack, exchange}, {exchange, peer_receive}, {peer_receive, unpack}};
+  if (!names.self.empty()) orders.emplace_back(node_named(plan, names.self), unpack);
+  long wrong = 0;
+  for (const auto& [earlier, later] : orders) {
+    if (runs_after(plan, earlier, later)) continue;
+    ++wrong;
+    std::fprintf(stderr, "rank %d: node '%s' does not run after '%s'\n", rank,
+                 plan.node(later).name().c_str(), plan.node(earlier).name().c_str());
+  }
+  return wrong;
+}
+
 // Two exchanges (ids 0 and 1) of two fields each, in one frame, with no order between them.
 long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm world, int rank,
-           int ranks) {
+           int ranks, bool odd_even_nodes, int& mixed) {
   const auto backend = backend_of(executor);
   DecompositionSpec spec;
   spec.dimensions = c.dimensions;
@@ -245,6 +370,12 @@ long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm wo
   };
   HaloExchange<double> exchange_a(halo, world, {first.pointers}, backend, options(0, "a"));
   HaloExchange<double> exchange_b(halo, world, {second.pointers}, backend, options(1, "b"));
+  long wrong_routes = check_route_ends(exchange_a.routes(), world, rank, ranks);
+  if (odd_even_nodes) {
+    const RouteCount count = check_routes(exchange_a.routes(), rank);
+    wrong_routes += count.wrong;
+    mixed = count.mixed;
+  }
   long wrong_axes = 0;
   {
     // remote_axes: the axes of the face messages that travel, no other; and every diagonal
@@ -278,12 +409,13 @@ long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm wo
     }
   }
   FramePlan plan("exchange check");
-  exchange_a.add_to(plan);
+  const ExchangeNodes nodes_a = exchange_a.add_to(plan);
   exchange_b.add_to(plan);
+  if (mixed != 0) wrong_routes += check_mixed_chain(plan, nodes_a, rank);
   Frame frame(std::move(plan), executor, {.handoff = v.handoff});
   // The peer transport alternates slots and counts frames: several, each with new values.
   const int rounds = v.transport == Transport::peer ? 3 : 1;
-  long wrong = wrong_axes;
+  long wrong = wrong_axes + wrong_routes;
   for (int round = 0; round < rounds; ++round) {
     if (round > 0) {
       first = make_fields(grid, halo.layout, 0, backend, round, std::move(first));
@@ -296,7 +428,8 @@ long check(const Config& c, const Variant& v, ExecutorKind executor, MPI_Comm wo
   return wrong;
 }
 
-int run_checks(ExecutorKind executor, Transport transport, int rank, int ranks) {
+int run_checks(ExecutorKind executor, Transport transport, int rank, int ranks,
+               bool odd_even_nodes) {
   std::vector<Config> configs;
   for (const int dimensions : {1, 2, 3}) {
     const Index3 global = dimensions == 1   ? Index3{17, 1, 1}
@@ -311,11 +444,18 @@ int run_checks(ExecutorKind executor, Transport transport, int rank, int ranks) 
   }
   long failures = 0;
   std::size_t checks = 0;
+  std::size_t mixed_checks = 0;
   for (const auto& variant : variants_for(executor, transport)) {
     for (const auto& config : configs) {
-      const long wrong = check(config, variant, executor, MPI_COMM_WORLD, rank, ranks);
+      int mixed = 0;
+      const long wrong =
+          check(config, variant, executor, MPI_COMM_WORLD, rank, ranks, odd_even_nodes, mixed);
       long total = 0;
       HALOFLOW_MPI(MPI_Allreduce(&wrong, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD), "results");
+      int mixed_somewhere = 0;
+      HALOFLOW_MPI(MPI_Allreduce(&mixed, &mixed_somewhere, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
+                   "results");
+      mixed_checks += static_cast<std::size_t>(mixed_somewhere);
       if (rank == 0) {
         std::printf("%-45s %-32s %s\n", describe(config).c_str(), describe(variant).c_str(),
                     total == 0 ? "ok" : fmt::format("{} wrong cells", total).c_str());
@@ -327,6 +467,10 @@ int run_checks(ExecutorKind executor, Transport transport, int rank, int ranks) 
   if (rank == 0) {
     std::printf("mpi exchange check (%s executor, %d ranks): %zu passed, %ld failed\n",
                 std::string(to_string(executor)).c_str(), ranks, checks - failures, failures);
+    if (odd_even_nodes) {
+      std::printf("ranks on two nodes by parity: %zu of %zu checks mixed peer and mpi routes\n",
+                  mixed_checks, checks);
+    }
   }
   return failures == 0 ? 0 : 1;
 }
@@ -399,6 +543,7 @@ int main(int argc, char** argv) {
   int skip = -1;
   double timeout = 1.0;
   std::string handoff_name = "auto";
+  std::string nodes = "one";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--handoff") == 0) handoff_name = argv[i + 1];
     if (std::strcmp(argv[i], "--transport") == 0) transport_name = argv[i + 1];
@@ -406,6 +551,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--executor") == 0) executor_name = argv[i + 1];
     if (std::strcmp(argv[i], "--skip-rank") == 0) skip = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--timeout") == 0) timeout = std::atof(argv[i + 1]);
+    if (std::strcmp(argv[i], "--nodes") == 0) nodes = argv[i + 1];
   }
   std::optional<MpiSession> session;  // outlives the handler below, which may need MPI_Abort
   try {
@@ -417,6 +563,10 @@ int main(int argc, char** argv) {
       if (mpi.world_rank() == 0) std::puts("no CUDA device: GPU exchange checks skipped");
       return 77;
     }
+    if (nodes != "one" && nodes != "odd-even") {
+      throw Error(fmt::format("--nodes {}: expected odd-even (or one, the default)", nodes));
+    }
+    const bool odd_even_nodes = nodes == "odd-even";
     const auto handoff = handoff_from_string(handoff_name);
     if (!handoff) throw Error(fmt::format("--handoff {}: unknown handoff", handoff_name));
     const auto transport = transport_from_string(transport_name);
@@ -436,7 +586,7 @@ int main(int argc, char** argv) {
       return run_timeout(*executor, *handoff, *transport, mpi.world_rank(), mpi.world_size(), skip,
                          timeout);
     }
-    return run_checks(*executor, *transport, mpi.world_rank(), mpi.world_size());
+    return run_checks(*executor, *transport, mpi.world_rank(), mpi.world_size(), odd_even_nodes);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "haloflow_mpi_check: %s\n", error.what());
     if (session) MPI_Abort(MPI_COMM_WORLD, 1);

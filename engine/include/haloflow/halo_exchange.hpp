@@ -118,16 +118,20 @@ enum class Staging {
 
 //! \brief How halos travel between ranks.
 enum class Transport {
-  //! peer where every rank's neighbours sit on its node, each on a GPU of its own that it can
-  //! reach (decided by all ranks together); else mpi. The host executor takes mpi (peer there is
-  //! asked for by name), and so do ranks that share a GPU, whose waiting kernels would take turns
-  //! on it. nccl is asked for by name until a two-node benchmark shows it faster.
+  //! Per route (the halos between this rank and one neighbour, both ways): peer where the
+  //! neighbour sits on this rank's node, on a GPU of its own that it can reach (decided by both
+  //! ends of the route together); else mpi, in the same exchange. The host executor takes mpi
+  //! (peer there is asked for by name), and so do routes between ranks that share a GPU, whose
+  //! waiting kernels would take turns on it. nccl is asked for by name until a two-node
+  //! benchmark shows it faster.
   automatic,
   mpi,   //!< host-staged: pinned host buffers, MPI in the exchange's host node
   nccl,  //!< ncclSend/ncclRecv between device buffers, inside the frame's graph
   //! Same-node neighbours, no host and no library in the frame: the sender's kernel stores each
   //! halo into its receiver's memory (CUDA IPC; on the host executor an MPI shared-memory window)
   //! and raises a flag; the receiver's kernel waits for the flags, with a deadline, and unpacks.
+  //! Neighbours on other nodes are reached by mpi in the same exchange (routes() says which); a
+  //! neighbour on this node that cannot be reached so makes every rank refuse, with one reason.
   peer,
 };
 
@@ -190,8 +194,9 @@ struct HaloRoute {
   int peer = 0;                          //!< the neighbour's rank
   std::string direction;                 //!< "+x"
   Transport transport = Transport::mpi;  //!< never automatic
-  std::string
-      reason;  //!< "same node, same GPU (CUDA IPC)", "asked for", "rank 4 is on another node"
+  //! "same node, same GPU (CUDA IPC)", "asked for", "rank 4 is on another node" (transport mpi:
+  //! peer asked for, and the neighbour across nodes)
+  std::string reason;
 };
 
 //! \brief The node names an exchange added, so later nodes can depend on them. A step the chain
@@ -200,7 +205,10 @@ struct HaloRoute {
 //! stores into the receivers and raises their flags) under the first three names and
 //! "<name>.unpack" (which waits for the flags); a rank whose only neighbour is itself has one node,
 //! "<name>.self", under every name), and with no neighbour all five are empty nodes: dependencies
-//! on any of the names always resolve.
+//! on any of the names always resolve. A rank with peer routes and mpi routes (Transport::peer
+//! across nodes) has the mpi chain under these names and two more kernels: "<name>.peer_send",
+//! before `pack`, and "<name>.peer_receive", after `upload` and before `unpack`, which stays the
+//! last node: after `pack` every send box has been read, after `unpack` every ghost is in place.
 struct ExchangeNodes {
   std::string pack;      //!< "<name>.pack": the kernel that gathers the send boxes
   std::string download;  //!< "<name>.download": device send buffer to pinned host
@@ -261,9 +269,10 @@ class HaloExchange {
   void use_field_set(Frame& frame, std::size_t set);
 
   //! \brief Host side, first half: posts every MPI_Irecv, then every MPI_Isend, from the pinned
-  //! buffers. Makes no CUDA call (it runs on a CUDA driver thread or haloflow's progress thread
-  //! inside a graph). \throws Error if an earlier exchange failed: a failed exchange stays
-  //! failed, so no later frame waits on the silent peer again.
+  //! buffers (of the mpi routes, in an exchange that mixes them with peer routes). Makes no CUDA
+  //! call (it runs on a CUDA driver thread or haloflow's progress thread inside a graph). \throws
+  //! Error if an earlier exchange failed: a failed exchange stays failed, so no later frame waits
+  //! on the silent peer again.
   void post();
   //! \brief Host side, second half: waits for every request, at most `options.timeout`.
   //! \throws Error naming this rank, the peer and the direction that did not complete.
@@ -277,7 +286,8 @@ class HaloExchange {
   [[nodiscard]] const ExchangeOptions& options() const;
   //! \brief How many field sets use_field_set() can choose from.
   [[nodiscard]] std::size_t field_sets() const;
-  //! \brief How the halos travel (never `automatic`: as chosen at construction).
+  //! \brief How the halos travel (never `automatic`: as chosen at construction): `peer` when any
+  //! route of this rank travels peer to peer (the others by mpi: routes() says which).
   [[nodiscard]] Transport transport() const;
   //! \brief How this exchange stages its host-staged halos (never `automatic`: as chosen; the
   //! nccl transport always uses device buffers, reported as `copies`).
@@ -302,11 +312,13 @@ class HaloExchange {
   [[nodiscard]] Buffer& host_receive();
 
  private:
-  void add_unpack(FramePlan& plan, const ExchangeNodes& names, const std::string& self_copy,
-                  const LaunchShape& shape, std::size_t field_set);
-  void add_peer_nodes(FramePlan& plan, ExchangeNodes& names, const std::string& self_copy,
-                      const LaunchShape& shape, std::vector<std::string> after,
-                      std::size_t field_set);
+  void add_unpack(FramePlan& plan, const ExchangeNodes& names, std::vector<std::string> after,
+                  const std::string& self_copy, const LaunchShape& shape, std::size_t field_set);
+  void add_peer_send(FramePlan& plan, const std::string& name, std::vector<std::string> after,
+                     const LaunchShape& shape, std::size_t field_set);
+  void add_peer_receive(FramePlan& plan, const std::string& name, std::vector<std::string> after,
+                        const std::string& self_copy, const LaunchShape& shape,
+                        std::size_t field_set);
 
   struct State;
   std::unique_ptr<State> state_;
