@@ -30,6 +30,17 @@ foreach(executor host graph)
   endforeach()
 endforeach()
 
+# The peer case again with the ranks on two "nodes" by parity (MPICH's odd/even cliques): each
+# rank's routes within its node peer to peer, the others by mpi, in one exchange k cells deep.
+foreach(executor host graph)
+  haloflow_cli_test(heat3d_frame_steps_peer_nodes_${executor}
+    COMMAND env MPIR_CVAR_ODD_EVEN_CLIQUES=1 bash ${CMAKE_CURRENT_SOURCE_DIR}/compare_frame_steps.sh
+            ${frame_steps_dir}/${executor}-peer_nodes ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG}
+            $<TARGET_FILE:haloflow_model> heat3d --set heat3d.nx=20 --set heat3d.ny=18
+            --set heat3d.nz=9 --transport peer --steps 13 --executor ${executor}
+    LABELS ${frame_steps_${executor}_labels} TIMEOUT 300)
+endforeach()
+
 # A checkpoint in the middle of a frame of 4 (step 5: the frame before it takes 1) restarts under
 # 3 steps a frame, bitwise the run of 20 steps of one step a frame.
 set(frame_steps_run ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:haloflow> run
@@ -112,6 +123,19 @@ foreach(executor host graph)
               euler2d ${euler_step_args} --executor ${executor}
       LABELS ${frame_steps_${executor}_labels} TIMEOUT 300)
   endforeach()
+endforeach()
+
+# Sod along x with the ranks on two "nodes" (odd/even cliques) and --transport peer: the mixed
+# exchange (peer within a node, mpi across) 6 deep, the walls meeting both kinds of neighbour.
+foreach(executor host graph)
+  haloflow_cli_test(euler2d_exchange_every_sod_x_peer_nodes_${executor}
+    COMMAND env MPIR_CVAR_ODD_EVEN_CLIQUES=1 FRAME_SETTING=euler2d.exchange_every
+            "FRAME_VALUES=stage step" bash ${CMAKE_CURRENT_SOURCE_DIR}/compare_frame_steps.sh
+            ${frame_steps_dir}/euler2d-${executor}-sod_x_peer_nodes ${MPIEXEC_EXECUTABLE}
+            ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow_model> euler2d --set euler2d.case=sod-x
+            --set euler2d.nx=36 --set euler2d.ny=30 --transport peer --steps 15
+            --executor ${executor}
+    LABELS ${frame_steps_${executor}_labels} TIMEOUT 300)
 endforeach()
 
 # Checkpoints hold U's owned cells only (and exchange_every is not in their case hash): one
