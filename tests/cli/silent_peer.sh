@@ -15,7 +15,8 @@
 set -uo pipefail
 mpiexec=$1 numproc_flag=$2 timeout=$3 program=$4
 shift 4
-# MIN_GPUS=N: skipped (exit 77) on a machine with fewer GPUs (the nccl transport needs one a rank).
+# MIN_GPUS=N: skipped (exit 77) on a machine with fewer GPUs (the nccl transport needs one a rank;
+# a GPU executor on many ranks needs one to skip cleanly under load).
 if [[ -n ${MIN_GPUS:-} ]]; then
   gpus=$(nvidia-smi -L 2>/dev/null | wc -l || true)
   if ((gpus < MIN_GPUS)); then
