@@ -171,6 +171,28 @@ foreach(euler_pair "step|stage" "stage|step")
     FIXTURES_REQUIRED euler2d_exchange_every_straight ${euler_name}_restart)
 endforeach()
 
+# A checkpoint of the state before 2026-12-02 (U, S1 and S2 whole, with their ghosts) restarts
+# under either setting, bitwise the straight run (tests/cases/checkpoints/*/README.md).
+set(euler_earlier_run ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:haloflow> run
+    ${PROJECT_SOURCE_DIR}/json/cases/euler2d.json --executor host --force --set euler2d.case=sod-x
+    --set euler2d.nx=24 --set euler2d.ny=8 --set run.vtk=false --set run.png=false --steps 10)
+haloflow_cli_test(euler2d_checkpoint_before_2026_12_02_straight
+  COMMAND ${euler_earlier_run} --out ${frame_steps_dir}/euler2d_earlier_straight
+          --dump ${frame_steps_dir}/euler2d_earlier_straight.raw
+  LABELS host mpi TIMEOUT 120 FIXTURES_SETUP euler2d_checkpoint_before_2026_12_02_straight)
+foreach(euler_every stage step)
+  set(euler_name euler2d_checkpoint_before_2026_12_02_${euler_every})
+  haloflow_cli_test(${euler_name}_restart
+    COMMAND ${euler_earlier_run} --set euler2d.exchange_every=${euler_every}
+            --restart ${PROJECT_SOURCE_DIR}/tests/cases/checkpoints/euler2d_sod_x_24x8_2_ranks_before_2026-12-02
+            --step 5 --out ${frame_steps_dir}/${euler_name} --dump ${frame_steps_dir}/${euler_name}.raw
+    LABELS host mpi TIMEOUT 120 FIXTURES_SETUP ${euler_name}_restart
+    PASS_REGEX "restarting from the checkpoint of step 5 .*one exchange a ${euler_every}.*result: model=euler2d.*steps=5")
+  haloflow_cli_test(${euler_name}_bitwise
+    COMMAND cmp ${frame_steps_dir}/euler2d_earlier_straight.raw ${frame_steps_dir}/${euler_name}.raw
+    FIXTURES_REQUIRED euler2d_checkpoint_before_2026_12_02_straight ${euler_name}_restart)
+endforeach()
+
 # Ghosts 6 deep (SSP-RK3) on shares of 5 cells: refused where the case asks for them; and a value
 # that is neither. The run's own refusal, in the same words: model_euler_exchange_refusal.
 haloflow_cli_test(euler2d_exchange_every_too_deep RANKS 2

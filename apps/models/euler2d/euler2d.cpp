@@ -212,16 +212,31 @@ class EulerStepping final : public SteppingState {
     return state;
   }
 
+  // Also the state of checkpoints written before 2026-12-02 (U, S1 and S2 whole, with their two
+  // ghost layers, then the same three scalars): its owned cells of U restart bitwise, as the
+  // stage fields are never read before a stage rewrites them.
   void restart_at(int step, const std::vector<unsigned char>& state) override {
     const std::size_t owned_bytes = static_cast<std::size_t>(4 * owned_count()) * sizeof(double);
-    check_state_size("euler2d", state.size(), owned_bytes + 3 * sizeof(double));
+    const FieldLayout earlier = make_halo_plan(grid_, kStencil, kGhosts, 4).layout;
+    const std::size_t earlier_bytes =
+        static_cast<std::size_t>(4 * earlier.field_elements()) * sizeof(double);
+    const bool whole_fields = state.size() == 3 * earlier_bytes + 3 * sizeof(double);
+    if (!whole_fields) check_state_size("euler2d", state.size(), owned_bytes + 3 * sizeof(double));
     std::vector<double> owned(static_cast<std::size_t>(4 * owned_count()));
-    std::memcpy(owned.data(), state.data(), owned_bytes);
+    std::size_t scalars_at = owned_bytes;
+    if (whole_fields) {
+      std::vector<double> u(static_cast<std::size_t>(4 * earlier.field_elements()));
+      std::memcpy(u.data(), state.data(), earlier_bytes);
+      owned = owned_cells(u, earlier);
+      scalars_at = 3 * earlier_bytes;
+    } else {
+      std::memcpy(owned.data(), state.data(), owned_bytes);
+    }
     // U's ghosts as in the initial state (a valid gas: each is rewritten before a stage reads
     // it), and the stage fields the same as U (never read before a stage rewrites them).
     upload_state(with_owned(initial_, owned));
     double scalars[3] = {0, 0, 0};
-    std::memcpy(scalars, state.data() + owned_bytes, sizeof(scalars));
+    std::memcpy(scalars, state.data() + scalars_at, sizeof(scalars));
     // The clock counts frames from the restart step, so a bad state names the same step.
     set_clock(scalars[0], static_cast<long long>(scalars[2]), step, scalars[1]);
     stopped_ = false;
@@ -367,12 +382,19 @@ class EulerStepping final : public SteppingState {
 
   //! The owned cells of the four fields of `state` (laid out as U), field by field, x fastest.
   [[nodiscard]] std::vector<double> owned_cells(const std::vector<double>& state) const {
+    return owned_cells(state, layout_);
+  }
+
+  //! The same of a state laid out as `layout` (the same owned cells, other ghosts).
+  [[nodiscard]] std::vector<double> owned_cells(const std::vector<double>& state,
+                                                const FieldLayout& layout) const {
     std::vector<double> owned(static_cast<std::size_t>(4 * owned_count()));
+    const std::int64_t fs = layout.field_elements();
     std::size_t next = 0;
-    euler::for_owned_cells(grid_, layout_, [&](std::int64_t at, std::int64_t, std::int64_t) {
+    euler::for_owned_cells(grid_, layout, [&](std::int64_t at, std::int64_t, std::int64_t) {
       for (std::size_t f = 0; f < 4; ++f) {
         owned[next + f * static_cast<std::size_t>(owned_count())] =
-            state[static_cast<std::size_t>(at + static_cast<std::int64_t>(f) * fs_)];
+            state[static_cast<std::size_t>(at + static_cast<std::int64_t>(f) * fs)];
       }
       ++next;
     });
