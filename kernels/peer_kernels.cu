@@ -42,12 +42,15 @@ HALOFLOW_HD inline std::uint64_t nanoseconds_now() {
 #endif
 }
 
-// Every flag of `frame` raised, or the deadline: then the failure words say which message did not
+// Every flag of `frame` raised, or the deadline (the timeout after this rank raised its own flags,
+// `sent_ns`, so that a receive that comes after a host-staged exchange's bounded wait in a mixed
+// chain does not add a second timeout to it): then the failure words say which message did not
 // come, and false. The flags are written by other processes (or GPUs): acquire loads at system
 // scope, so that the slot's contents stored before each flag are visible after it.
 template <class T>
-HALOFLOW_HD inline bool wait_for_flags(const PeerReceive<T>& receive, std::uint64_t frame) {
-  const std::uint64_t start = nanoseconds_now();
+HALOFLOW_HD inline bool wait_for_flags(const PeerReceive<T>& receive, std::uint64_t frame,
+                                       std::uint64_t sent_ns) {
+  const std::uint64_t start = sent_ns;
   for (int m = 0; m < receive.messages; ++m) {
     SystemWord flag(*const_cast<std::uint64_t*>(flag_of(receive.flags, m)));
     while (flag.load(cuda::memory_order_acquire) < frame) {
@@ -120,6 +123,7 @@ __global__ void peer_send(std::size_t elements, __grid_constant__ const PeerSegm
     SystemWord(*send.flags[m]).store(frame, cuda::memory_order_release);
   }
   send.counters[0] = frame;
+  send.counters[2] = nanoseconds_now();
 }
 
 template <class T>
@@ -133,6 +137,7 @@ void peer_send_on_host(const LaunchShape& /*shape*/, std::size_t elements, PeerS
     SystemWord(*send.flags[m]).store(frame, cuda::memory_order_release);
   }
   send.counters[0] = frame;
+  send.counters[2] = nanoseconds_now();
 }
 
 template <class T>
@@ -141,7 +146,7 @@ __global__ void peer_receive(std::size_t elements, __grid_constant__ const HaloS
   // The send kernel of this frame has finished (it comes first in the frame): its count is ours.
   const std::uint64_t frame = *receive.counters;
   __shared__ bool arrived;
-  if (threadIdx.x == 0) arrived = wait_for_flags(receive, frame);
+  if (threadIdx.x == 0) arrived = wait_for_flags(receive, frame, receive.counters[2]);
   __syncthreads();  // thread 0's acquire, then the barrier: the slot is visible to the block
   if (arrived) {
     const T* const slot = receive.slots + (frame % 2) * receive.slot_elements;
@@ -158,7 +163,7 @@ void peer_receive_on_host(const LaunchShape& /*shape*/, std::size_t elements, Ha
                           FieldTable<T> table, PeerReceive<T> receive) {
   const std::uint64_t frame = receive.counters[0];
   // On a timeout the exchange's check reports it, naming the peer, when the frame is waited for.
-  if (!wait_for_flags(receive, frame)) return;
+  if (!wait_for_flags(receive, frame, receive.counters[2])) return;
   const T* const slot = receive.slots + (frame % 2) * receive.slot_elements;
   for (std::size_t e = 0; e < elements; ++e) {
     ReceiveElement<T>::apply(static_cast<std::int64_t>(e), segments, table, slot);

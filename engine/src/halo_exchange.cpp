@@ -545,11 +545,11 @@ void HaloExchange<T>::State::set_up_peer(MPI_Comm duplicate, std::size_t element
   // With no peer route the mailbox stays all the same: a neighbour may have mapped it while the
   // routes were decided, and a shared window is freed collectively, with the other ranks'.
   if (!s.peer->in_use()) return;
-  s.peer_counters = Buffer(Memory::device, 2 * sizeof(std::uint64_t),
+  s.peer_counters = Buffer(Memory::device, 3 * sizeof(std::uint64_t),
                            s.options.name + " peer counters", s.backend);
   s.peer_failure = Buffer(Memory::host, 2 * sizeof(std::uint64_t),
                           s.options.name + " peer failure words", s.backend);
-  const std::array<std::uint64_t, 2> zeros{};
+  const std::array<std::uint64_t, 3> zeros{};
   s.peer_counters.upload(zeros.data(), s.peer_counters.bytes());
   s.peer_failure.upload(zeros.data(), s.peer_failure.bytes());
 }

@@ -50,7 +50,9 @@ using PeerSegments = HaloSegmentList<PeerSegment>;
 //! What the send kernel needs besides the halos: its own counters and its receivers' flags.
 struct PeerSend {
   //! This rank's words (device memory): [0] frames sent, [1] blocks of the send kernel that have
-  //! finished storing, summed over every launch (the last block of a launch raises the flags).
+  //! finished storing, summed over every launch (the last block of a launch raises the flags),
+  //! [2] when the last launch raised them (ns: the GPU's global timer, or the host's steady
+  //! clock), from which the receive counts its deadline.
   std::uint64_t* counters = nullptr;
   //! The flag of each message in its receiver's mailbox, in this process's address space.
   std::uint64_t* flags[kMostPeerMessages] = {};
@@ -66,9 +68,10 @@ struct PeerReceive {
   int messages = 0;                      //!< flags to wait for
   //! The send kernel's counters: [0] is the frame whose halos this rank has just sent, which is
   //! the frame to receive (the send kernel of a frame finishes before its receive kernel starts,
-  //! and the next frame's send starts after it).
+  //! and the next frame's send starts after it); [2] is when it raised its flags.
   const std::uint64_t* counters = nullptr;
-  std::uint64_t timeout_ns = 0;  //!< how long a block waits for a flag before giving up
+  //! How long after this rank raised its own flags a block waits for the last of its flags.
+  std::uint64_t timeout_ns = 0;
   //! Host-mapped words the host reads after the frame: [0] the message (index + 1) whose flag
   //! never came, [1] the frame it was waited for in; 0 while nothing failed.
   std::uint64_t* failure = nullptr;
