@@ -14,8 +14,8 @@
 namespace haloflow::kernels {
 
 //! kDepth steps in one pass ("2.5D streaming", as AN5D and EBISU): each warp owns a strip of
-//! 32 * kDeepColumnsPerLane consecutive columns, kDeepColumnsPerLane per lane, and walks down a band
-//! of rows. Per level l = 1..kDepth it keeps three rows of level l-1 for its own columns in
+//! 32 * kDeepColumnsPerLane consecutive columns, kDeepColumnsPerLane per lane, and walks down a
+//! band of rows. Per level l = 1..kDepth it keeps three rows of level l-1 for its own columns in
 //! registers, so each new input row yields, one row later per level, a row of every level: row
 //! y of level l from rows y-1, y, y+1 of level l-1, the lane's outer columns' left and right
 //! neighbours by shuffle. So a level costs a lane one shuffle each way per row, not one per cell,
