@@ -28,9 +28,11 @@ namespace haloflow::kernels {
 //! as jacobi_two_rows): bit for bit the field kDepth one-step sweeps give, wherever the box's
 //! outputs read cells of `a` at most kDepth away (ghosts kDepth deep). The rows are kept in a ring
 //! of three per level whose slots are compile-time (the walk unrolled three times), so that
-//! moving down a row moves no register.
+//! moving down a row moves no register. With kLoadAhead a lane loads the next input row before it
+//! computes the levels of this one (4 more registers; tools/labs/jacobi-deep-lab.cu measures
+//! both).
 template <class T, int kDepth, int kBlocksPerSm = kDeepBlocksPerSm<T, kDepth>,
-          RowOrder kOrder = RowOrder::alternating>
+          bool kLoadAhead = false, RowOrder kOrder = RowOrder::alternating>
 __global__ void __launch_bounds__(kDeepBlockThreads, kBlocksPerSm)
     jacobi_deep_rows(CellBox box, const T* __restrict__ a, T* __restrict__ a_new,
                      FixedColumns fixed) {
@@ -66,6 +68,11 @@ __global__ void __launch_bounds__(kDeepBlockThreads, kBlocksPerSm)
   T ring[kDepth][3][kLane] = {};
   // Input row r (from `first` - kDepth) gives level l's row r - l; level kDepth's is the output.
   const int rows = last - first + 2 * kDepth;
+  T ahead[kLane] = {};
+  if (kLoadAhead) {
+#pragma unroll
+    for (int e = 0; e < kLane; ++e) ahead[e] = readable[e] ? p[e] : T(0);
+  }
   for (int r0 = 0; r0 < rows; r0 += 3) {
 #pragma unroll
     for (int newest = 0; newest < 3; ++newest) {
@@ -73,8 +80,13 @@ __global__ void __launch_bounds__(kDeepBlockThreads, kBlocksPerSm)
       const int centre = (newest + 2) % 3;
       const int above = (newest + 1) % 3;
 #pragma unroll
-      for (int e = 0; e < kLane; ++e) ring[0][newest][e] = readable[e] ? p[e] : T(0);
+      for (int e = 0; e < kLane; ++e)
+        ring[0][newest][e] = kLoadAhead ? ahead[e] : readable[e] ? p[e] : T(0);
       p += stride;
+      if (kLoadAhead && r0 + newest + 1 < rows) {
+#pragma unroll
+        for (int e = 0; e < kLane; ++e) ahead[e] = readable[e] ? p[e] : T(0);
+      }
 #pragma unroll
       for (int level = 1; level <= kDepth; ++level) {
         const T(&from)[3][kLane] = ring[level - 1];
