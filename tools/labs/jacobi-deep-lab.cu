@@ -50,9 +50,9 @@ __global__ void copy(const float4* __restrict__ a, float4* __restrict__ b, std::
   }
 }
 
-template <int kDepth, int kBlocksPerSm, bool kLoadAhead = false>
+template <int kDepth, int kBlocksPerSm, bool kLoadAhead = false, bool kTwoWalks = true>
 void deep(dim3 grid, dim3 block, CellBox box, const float* from, float* to, FixedColumns fixed) {
-  haloflow::kernels::jacobi_deep_rows<float, kDepth, kBlocksPerSm, kLoadAhead>
+  haloflow::kernels::jacobi_deep_rows<float, kDepth, kBlocksPerSm, kLoadAhead, kTwoWalks>
       <<<grid, block>>>(box, from, to, fixed);
 }
 
@@ -69,15 +69,17 @@ const Variant kVariants[] = {{"deep 2, 8/SM", 2, 0, &deep<2, 8>},
                              {"deep 4, model", 4, 0, &deep<4, kModel4>},
                              {"deep 4, band 64", 4, 64, &deep<4, kModel4>},
                              {"deep 4, band 512", 4, 512, &deep<4, kModel4>},
-                             {"deep 4, 4/SM", 4, 0, &deep<4, 4>},
-                             {"deep 4, 8/SM (spills)", 4, 0, &deep<4, 8>},
+                             {"deep 4, 5/SM", 4, 0, &deep<4, 5>},
+                             {"deep 4, 6/SM 1 walk", 4, 0, &deep<4, 6, false, false>},
+                             {"deep 4, 8/SM spills", 4, 0, &deep<4, 8>},
                              {"deep 4, ahead 5/SM", 4, 0, &deep<4, 5, true>},
                              {"deep 8, model", 8, 0, &deep<8, kModel8>},
                              {"deep 8, band 128", 8, 128, &deep<8, kModel8>},
                              {"deep 8, band 1024", 8, 1024, &deep<8, kModel8>},
-                             {"deep 8, 3/SM", 8, 0, &deep<8, 3>},
+                             {"deep 8, 4/SM spills", 8, 0, &deep<8, 4>},
+                             {"deep 8, 4/SM 1 walk", 8, 0, &deep<8, 4, false, false>},
                              {"deep 8, 2/SM", 8, 0, &deep<8, 2>},
-                             {"deep 8, ahead 3/SM", 8, 0, &deep<8, 3, true>}};
+                             {"deep 8, ahead", 8, 0, &deep<8, kModel8, true>}};
 
 // The median per step of kBatches ping-pongs of kSteps steps, `launch` taking `per` a launch.
 double per_step_us(const Launch& launch, int per, const Field& f, cudaEvent_t start,

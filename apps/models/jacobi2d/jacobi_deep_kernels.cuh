@@ -6,6 +6,7 @@
 //! that the lab measures the code the model runs. Include from `.cu` files only. The design and its
 //! arithmetic: docs/k-step-frames.md ("jacobi2d's deep sweeps").
 
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,9 +31,10 @@ namespace haloflow::kernels {
 //! of three per level whose slots are compile-time (the walk unrolled three times), so that
 //! moving down a row moves no register. With kLoadAhead a lane loads the next input row before it
 //! computes the levels of this one (4 more registers; tools/labs/jacobi-deep-lab.cu measures
-//! both).
+//! both). kTwoWalks compiles the walk twice, for the warps with a fixed column and without (it
+//! saves one select a cell and level, and costs registers: the lab measures that too).
 template <class T, int kDepth, int kBlocksPerSm = kDeepBlocksPerSm<T, kDepth>,
-          bool kLoadAhead = false, RowOrder kOrder = RowOrder::alternating>
+          bool kLoadAhead = false, bool kTwoWalks = true, RowOrder kOrder = RowOrder::alternating>
 __global__ void __launch_bounds__(kDeepBlockThreads, kBlocksPerSm)
     jacobi_deep_rows(CellBox box, const T* __restrict__ a, T* __restrict__ a_new,
                      FixedColumns fixed) {
@@ -64,54 +66,69 @@ __global__ void __launch_bounds__(kDeepBlockThreads, kBlocksPerSm)
   const std::int64_t stride = box.stride_y;
   const T* p = a + x + (box.y0 + first - kDepth) * stride + box.z0 * box.stride_z;
   T* q = a_new + (p - a) + kDepth * stride;
-  // ring[l][slot][e]: level l's row in `slot` (the row's index mod 3) at column x + e, l < kDepth.
-  T ring[kDepth][3][kLane] = {};
-  // Input row r (from `first` - kDepth) gives level l's row r - l; level kDepth's is the output.
-  const int rows = last - first + 2 * kDepth;
-  T ahead[kLane] = {};
-  if (kLoadAhead) {
+  // The walk, compiled twice: a warp without a fixed column (all but one or two of a row of
+  // strips) takes the one without the test, one select a cell and level fewer.
+  const auto walk = [&](auto warp_keeps) {
+    constexpr bool kKeeps = decltype(warp_keeps)::value;
+    // ring[l][slot][e]: level l's row in `slot` (the row's index mod 3) at column x + e, l <
+    // kDepth.
+    T ring[kDepth][3][kLane] = {};
+    // Input row r (from `first` - kDepth) gives level l's row r - l; level kDepth's is the output.
+    const int rows = last - first + 2 * kDepth;
+    T ahead[kLane] = {};
+    if (kLoadAhead) {
 #pragma unroll
-    for (int e = 0; e < kLane; ++e) ahead[e] = readable[e] ? p[e] : T(0);
-  }
-  for (int r0 = 0; r0 < rows; r0 += 3) {
+      for (int e = 0; e < kLane; ++e) ahead[e] = readable[e] ? p[e] : T(0);
+    }
+    for (int r0 = 0; r0 < rows; r0 += 3) {
 #pragma unroll
-    for (int newest = 0; newest < 3; ++newest) {
-      if (r0 + newest >= rows) break;  // the whole block: its threads share the band
-      const int centre = (newest + 2) % 3;
-      const int above = (newest + 1) % 3;
+      for (int newest = 0; newest < 3; ++newest) {
+        if (r0 + newest >= rows) break;  // the whole block: its threads share the band
+        const int centre = (newest + 2) % 3;
+        const int above = (newest + 1) % 3;
 #pragma unroll
-      for (int e = 0; e < kLane; ++e)
-        ring[0][newest][e] = kLoadAhead ? ahead[e] : readable[e] ? p[e] : T(0);
-      p += stride;
-      if (kLoadAhead && r0 + newest + 1 < rows) {
+        for (int e = 0; e < kLane; ++e)
+          ring[0][newest][e] = kLoadAhead ? ahead[e] : readable[e] ? p[e] : T(0);
+        p += stride;
+        if (kLoadAhead && r0 + newest + 1 < rows) {
 #pragma unroll
-        for (int e = 0; e < kLane; ++e) ahead[e] = readable[e] ? p[e] : T(0);
-      }
-#pragma unroll
-      for (int level = 1; level <= kDepth; ++level) {
-        const T(&from)[3][kLane] = ring[level - 1];
-        const T left_edge = __shfl_up_sync(kAll, from[centre][kLane - 1], 1);
-        const T right_edge = __shfl_down_sync(kAll, from[centre][0], 1);
-        T value[kLane];
-#pragma unroll
-        for (int e = 0; e < kLane; ++e) {
-          const T right = e + 1 < kLane ? from[centre][e + 1 < kLane ? e + 1 : e] : right_edge;
-          const T left = e > 0 ? from[centre][e > 0 ? e - 1 : e] : left_edge;
-          value[e] = kept[e] ? from[centre][e]
-                             : jacobi_value(right, left, from[newest][e], from[above][e]);
+          for (int e = 0; e < kLane; ++e) ahead[e] = readable[e] ? p[e] : T(0);
         }
-        if (level < kDepth) {
 #pragma unroll
-          for (int e = 0; e < kLane; ++e) ring[level < kDepth ? level : 0][newest][e] = value[e];
-        } else if (r0 + newest >= 2 * kDepth) {
+        for (int level = 1; level <= kDepth; ++level) {
+          const T(&from)[3][kLane] = ring[level - 1];
+          const T left_edge = __shfl_up_sync(kAll, from[centre][kLane - 1], 1);
+          const T right_edge = __shfl_down_sync(kAll, from[centre][0], 1);
+          T value[kLane];
 #pragma unroll
           for (int e = 0; e < kLane; ++e) {
-            if (writes[e]) q[e] = value[e];
+            const T right = e + 1 < kLane ? from[centre][e + 1 < kLane ? e + 1 : e] : right_edge;
+            const T left = e > 0 ? from[centre][e > 0 ? e - 1 : e] : left_edge;
+            value[e] = kKeeps && kept[e]
+                           ? from[centre][e]
+                           : jacobi_value(right, left, from[newest][e], from[above][e]);
           }
-          q += stride;
+          if (level < kDepth) {
+#pragma unroll
+            for (int e = 0; e < kLane; ++e) ring[level < kDepth ? level : 0][newest][e] = value[e];
+          } else if (r0 + newest >= 2 * kDepth) {
+#pragma unroll
+            for (int e = 0; e < kLane; ++e) {
+              if (writes[e]) q[e] = value[e];
+            }
+            q += stride;
+          }
         }
       }
     }
+  };
+  bool keeps = false;
+#pragma unroll
+  for (int e = 0; e < kLane; ++e) keeps = keeps || kept[e];
+  if (!kTwoWalks || __any_sync(kAll, keeps)) {
+    walk(std::true_type{});
+  } else {
+    walk(std::false_type{});
   }
 }
 

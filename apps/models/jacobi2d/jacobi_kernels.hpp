@@ -75,13 +75,14 @@ inline constexpr int kDeepColumnsPerLane = 4;
 //! The deep sweep's blocks: 4 independent warps side by side (they share nothing; a block only
 //! groups them for the launch), and the blocks an SM must hold (__launch_bounds__, so the registers
 //! a thread may use): a level keeps 3 rows of kDeepColumnsPerLane columns in registers, and a
-//! thread needs about 32 more. So float takes 128 registers at depth 8 (4 blocks, 16 warps an SM)
-//! and 78 at depth 4 (6 blocks); double at depth 8, 2 blocks (without that bound it spills).
+//! thread needs about 36 more (the walk is compiled twice: jacobi_deep_rows). So float at depth 8
+//! gets 3 blocks (12 warps an SM; 4 spill), 6 at depth 4; double at depth 8, 2 blocks (without that
+//! bound it spills).
 inline constexpr unsigned kDeepBlockThreads = 128;
 template <class T, int kDepth>
 inline constexpr int kDeepBlocksPerSm =
     std::min<int>(8, 65536 / (kDeepBlockThreads *
-                              (3 * kDeepColumnsPerLane * kDepth * sizeof(T) / sizeof(float) + 32)));
+                              (3 * kDeepColumnsPerLane * kDepth * sizeof(T) / sizeof(float) + 36)));
 
 //! The deep sweep's launch over `box` for `depth` steps: kDeepBlockThreads-thread blocks along x,
 //! one band of `band_rows` rows a block along y (0: 32 depth rows, so that the 2 depth rows a band
