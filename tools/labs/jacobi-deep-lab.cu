@@ -65,19 +65,19 @@ struct Variant {
 };
 constexpr int kModel8 = haloflow::kernels::kDeepBlocksPerSm<float, 8>;
 constexpr int kModel4 = haloflow::kernels::kDeepBlocksPerSm<float, 4>;
-const Variant kVariants[] = {{"deep 2, 8/SM", 2, 0, &deep<2, 8>},
+const Variant kVariants[] = {{"deep 2, 6/SM", 2, 0, &deep<2, 6>},
                              {"deep 4, model", 4, 0, &deep<4, kModel4>},
                              {"deep 4, band 64", 4, 64, &deep<4, kModel4>},
                              {"deep 4, band 512", 4, 512, &deep<4, kModel4>},
                              {"deep 4, 5/SM", 4, 0, &deep<4, 5>},
-                             {"deep 4, 6/SM 1 walk", 4, 0, &deep<4, 6, false, false>},
+                             {"deep 4, 1 walk", 4, 0, &deep<4, kModel4, false, false>},
                              {"deep 4, 8/SM spills", 4, 0, &deep<4, 8>},
                              {"deep 4, ahead 5/SM", 4, 0, &deep<4, 5, true>},
                              {"deep 8, model", 8, 0, &deep<8, kModel8>},
                              {"deep 8, band 128", 8, 128, &deep<8, kModel8>},
                              {"deep 8, band 1024", 8, 1024, &deep<8, kModel8>},
-                             {"deep 8, 4/SM spills", 8, 0, &deep<8, 4>},
-                             {"deep 8, 4/SM 1 walk", 8, 0, &deep<8, 4, false, false>},
+                             {"deep 8, 3/SM", 8, 0, &deep<8, 3>},
+                             {"deep 8, 1 walk", 8, 0, &deep<8, kModel8, false, false>},
                              {"deep 8, 2/SM", 8, 0, &deep<8, 2>},
                              {"deep 8, ahead", 8, 0, &deep<8, kModel8, true>}};
 

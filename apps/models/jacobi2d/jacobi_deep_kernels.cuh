@@ -64,8 +64,13 @@ __global__ void __launch_bounds__(kDeepBlockThreads, kBlocksPerSm)
     kept[e] = column == fixed.left || column == fixed.right;
   }
   const std::int64_t stride = box.stride_y;
-  const T* p = a + x + (box.y0 + first - kDepth) * stride + box.z0 * box.stride_z;
-  T* q = a_new + (p - a) + kDepth * stride;
+  // The offset of this lane's first column in the input row the walk is at, from `first` - kDepth.
+  const std::int64_t start = x + (box.y0 + first - kDepth) * stride + box.z0 * box.stride_z;
+  // Input row r gives level l's row r - l; level kDepth's is the output row r - 2 kDepth from
+  // `first`. The walk takes rows three at a time with no branch between them (a row past the band
+  // loads and stores nothing, by predicate), so that the compiler may issue the three rows' loads
+  // before their levels.
+  const int rows = last - first + 2 * kDepth;
   // The walk, compiled twice: a warp without a fixed column (all but one or two of a row of
   // strips) takes the one without the test, one select a cell and level fewer.
   const auto walk = [&](auto warp_keeps) {
@@ -73,26 +78,27 @@ __global__ void __launch_bounds__(kDeepBlockThreads, kBlocksPerSm)
     // ring[l][slot][e]: level l's row in `slot` (the row's index mod 3) at column x + e, l <
     // kDepth.
     T ring[kDepth][3][kLane] = {};
-    // Input row r (from `first` - kDepth) gives level l's row r - l; level kDepth's is the output.
-    const int rows = last - first + 2 * kDepth;
     T ahead[kLane] = {};
     if (kLoadAhead) {
 #pragma unroll
-      for (int e = 0; e < kLane; ++e) ahead[e] = readable[e] ? p[e] : T(0);
+      for (int e = 0; e < kLane; ++e) ahead[e] = readable[e] ? a[start + e] : T(0);
     }
+    std::int64_t at = start;
     for (int r0 = 0; r0 < rows; r0 += 3) {
 #pragma unroll
-      for (int newest = 0; newest < 3; ++newest) {
-        if (r0 + newest >= rows) break;  // the whole block: its threads share the band
+      for (int newest = 0; newest < 3; ++newest, at += stride) {
+        const int r = r0 + newest;
         const int centre = (newest + 2) % 3;
         const int above = (newest + 1) % 3;
 #pragma unroll
-        for (int e = 0; e < kLane; ++e)
-          ring[0][newest][e] = kLoadAhead ? ahead[e] : readable[e] ? p[e] : T(0);
-        p += stride;
-        if (kLoadAhead && r0 + newest + 1 < rows) {
+        for (int e = 0; e < kLane; ++e) {
+          ring[0][newest][e] = kLoadAhead ? ahead[e] : readable[e] && r < rows ? a[at + e] : T(0);
+        }
+        if (kLoadAhead) {
 #pragma unroll
-          for (int e = 0; e < kLane; ++e) ahead[e] = readable[e] ? p[e] : T(0);
+          for (int e = 0; e < kLane; ++e) {
+            ahead[e] = readable[e] && r + 1 < rows ? a[at + stride + e] : T(0);
+          }
         }
 #pragma unroll
         for (int level = 1; level <= kDepth; ++level) {
@@ -111,12 +117,12 @@ __global__ void __launch_bounds__(kDeepBlockThreads, kBlocksPerSm)
           if (level < kDepth) {
 #pragma unroll
             for (int e = 0; e < kLane; ++e) ring[level < kDepth ? level : 0][newest][e] = value[e];
-          } else if (r0 + newest >= 2 * kDepth) {
+          } else {
+            const bool output = r >= 2 * kDepth && r < rows;
 #pragma unroll
             for (int e = 0; e < kLane; ++e) {
-              if (writes[e]) q[e] = value[e];
+              if (writes[e] && output) a_new[at - kDepth * stride + e] = value[e];
             }
-            q += stride;
           }
         }
       }

@@ -9,7 +9,6 @@
 //! a shorter grid gives longer runs; grid.z = 1; blocks have a multiple of 32 threads (the norm
 //! variant reduces by warps).
 
-#include <algorithm>
 #include <cstdint>
 
 #include "cell_box.hpp"
@@ -74,15 +73,16 @@ inline constexpr int kDeepColumnsPerLane = 4;
 
 //! The deep sweep's blocks: 4 independent warps side by side (they share nothing; a block only
 //! groups them for the launch), and the blocks an SM must hold (__launch_bounds__, so the registers
-//! a thread may use): a level keeps 3 rows of kDeepColumnsPerLane columns in registers, and a
-//! thread needs about 36 more (the walk is compiled twice: jacobi_deep_rows). So float at depth 8
-//! gets 3 blocks (12 warps an SM; 4 spill), 6 at depth 4; double at depth 8, 2 blocks (without that
-//! bound it spills).
+//! a thread may use): the most at which ptxas (CUDA 13, sm_90) spills nothing. A level keeps 3
+//! rows of kDeepColumnsPerLane columns in registers (12 floats), and a thread needs about 32 more:
+//! float at depth 8 uses 128 registers (4 blocks, 16 warps an SM), at depth 4 80 (6 blocks); double
+//! at depth 8 233 (2 blocks). tools/labs/jacobi-deep-lab.cu times other bounds.
 inline constexpr unsigned kDeepBlockThreads = 128;
 template <class T, int kDepth>
-inline constexpr int kDeepBlocksPerSm =
-    std::min<int>(8, 65536 / (kDeepBlockThreads *
-                              (3 * kDeepColumnsPerLane * kDepth * sizeof(T) / sizeof(float) + 36)));
+inline constexpr int kDeepBlocksPerSm = sizeof(T) <= 4 ? (kDepth >= 8 ? 4 : 6)
+                                                       : (kDepth >= 8   ? 2
+                                                          : kDepth >= 4 ? 3
+                                                                        : 4);
 
 //! The deep sweep's launch over `box` for `depth` steps: kDeepBlockThreads-thread blocks along x,
 //! one band of `band_rows` rows a block along y (0: 32 depth rows, so that the 2 depth rows a band
