@@ -32,7 +32,7 @@ namespace haloflow::kernels {
 //! moving down a row moves no register. With kLoadAhead a lane loads the next input row before it
 //! computes the levels of this one (4 more registers; tools/labs/jacobi-deep-lab.cu measures
 //! both). kTwoWalks compiles the walk twice, for the warps with a fixed column and without (it
-//! saves one select a cell and level, and costs registers: the lab measures that too).
+//! saves the others one select a cell and level; the lab measures it against one walk).
 template <class T, int kDepth, int kBlocksPerSm = kDeepBlocksPerSm<T, kDepth>,
           bool kLoadAhead = false, bool kTwoWalks = true, RowOrder kOrder = RowOrder::alternating>
 __global__ void __launch_bounds__(kDeepBlockThreads, kBlocksPerSm)
