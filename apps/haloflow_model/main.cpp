@@ -105,9 +105,10 @@ void add_flags(CLI::App& app, Flags& f) {
   section_flag(app, f, "--rows-per-thread", "rows_per_thread",
                "jacobi2d: consecutive rows each GPU thread walks (tuning; default 8)");
   section_flag(app, f, "--steps-per-frame", "steps_per_frame",
-               "jacobi2d: 2 takes two steps in one sweep (ghosts two deep), 1 one, auto two where "
-               "every rank owns two cells along each axis with a neighbour, else one (default "
-               "auto); heat3d: 1 to 4, ghosts that deep and one exchange a frame, or auto (the "
+               "jacobi2d: 2, 4 or 8 take that many steps in one sweep (ghosts that deep), 1 one, "
+               "auto 8 or 4 where every rank computes 1024 or 256 cells along each axis, else two "
+               "where they fit, else one (default auto); heat3d: 1 to 4, ghosts that deep and one "
+               "exchange a frame, or auto (the "
                "fastest k measured before the run; default 1)");
   section_flag(app, f, "--precision", "precision",
                "float or double (jacobi2d: float, heat3d: double)");

@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "euler2d/euler2d.hpp"
@@ -243,13 +244,72 @@ TEST_CASE("jacobi2d steps_per_frame auto: two where they fit, else one, and said
     refusal = error.what();
   }
   CHECK(refusal.find("jacobi2d steps_per_frame: 2 is not allowed on this process grid") == 0);
-  CHECK(refusal.find("expected 1 or auto") != std::string::npos);
+  CHECK(refusal.find("expected fewer steps, 1 or auto") != std::string::npos);
 }
 
-TEST_CASE("jacobi2d: a checkpoint of one steps_per_frame restarts under the other, bitwise") {
-  for (const int first : {1, 2}) {
-    const int second = 3 - first;
+TEST_CASE("jacobi2d steps_per_frame auto: 8 or 4 where every rank's share is thick enough") {
+  JacobiConfig config;
+  config.nx = 2048;
+  config.ny = 2050;  // 2048 computed rows
+  JacobiFrameSteps frame = jacobi_frame_steps(config, {1, 1, 1});
+  CHECK(frame.steps == 8);
+  CHECK(frame.why == "every rank computes at least 1024 cells along each axis");
+  CHECK(jacobi_frame_steps(config, {1, 2, 1}).steps == 8);  // 1024 rows each
+  CHECK(jacobi_frame_steps(config, {1, 4, 1}).steps == 4);  // 512
+  CHECK(jacobi_frame_steps(config, {2, 4, 1}).steps == 4);
+  CHECK(jacobi_frame_steps(config, {1, 16, 1}).steps == 2);  // 128
+  frame = jacobi_frame_steps(config, {1, 16, 1});
+  CHECK(frame.why.empty());
+  CHECK(frame.thin.empty());
+  // An explicit depth is what the case asks for, thin when its ghosts do not fit.
+  config.steps_per_frame = 8;
+  CHECK(jacobi_frame_steps(config, {1, 512, 1}).thin ==
+        "4 computed rows along y (2048 over 512 "
+        "ranks)");
+  CHECK(jacobi_frame_steps(config, {1, 256, 1}).thin.empty());
+  config.steps_per_frame = 4;
+  CHECK(jacobi_frame_steps(config, {1, 512, 1}).thin.empty());
+
+  JacobiSettings settings;
+  settings.config.nx = 300;
+  settings.config.ny = 302;
+  StepSummary summary;
+  CHECK(jacobi_header(settings, summary)
+            .find("4 steps a frame (steps_per_frame auto: every rank computes at least 256 cells "
+                  "along each axis)") != std::string::npos);
+  settings.config.steps_per_frame = 8;
+  CHECK(jacobi_header(settings, summary).find("8 steps a frame\n") != std::string::npos);
+
+  // 10 computed rows on one rank: 8 steps a frame fit, a 2D grid of 4 ranks is refused them.
+  JacobiConfig run;
+  run.nx = 40;
+  run.ny = 12;
+  run.norm_every = 0;
+  run.steps_per_frame = 8;
+  run.run = host_run(19);
+  run.run.gather = true;
+  const JacobiResult<float> deep = run_jacobi2d<float>(run, world());
+  run.steps_per_frame = 1;
+  const JacobiResult<float> one = run_jacobi2d<float>(run, world());
+  CHECK(std::memcmp(deep.field.data(), one.field.data(), one.field.size() * sizeof(float)) == 0);
+  run.ny = 9;
+  run.steps_per_frame = 8;
+  std::string refusal;
+  try {
+    (void)run_jacobi2d<float>(run, world());
+  } catch (const Error& error) {
+    refusal = error.what();
+  }
+  CHECK(refusal.find("jacobi2d steps_per_frame: 8 is not allowed on this process grid: 8 steps a "
+                     "frame fill 8 ghost layers, and it leaves a rank 7 computed rows along y") ==
+        0);
+}
+
+TEST_CASE("jacobi2d: a checkpoint of one steps_per_frame restarts under another, bitwise") {
+  for (const auto& [first, second] :
+       {std::pair{1, 2}, std::pair{2, 1}, std::pair{8, 1}, std::pair{2, 4}, std::pair{4, 8}}) {
     CAPTURE(first);
+    CAPTURE(second);
     JacobiConfig config;
     config.nx = 20;
     config.ny = 14;

@@ -1,9 +1,9 @@
-// jacobi2d on the engine: a frame of two steps where it can (halo exchange of `a` two cells deep,
-// interior sweep in the bulk lane, boundary sweeps after the unpack, each sweep taking both steps
-// in one pass over memory), one of one step otherwise, and one of one step with the norm's nodes
-// for the steps that report it; each in one executable frame per field set (the two buffers swap
-// without patching); the norms are logged on the device and read back in batches. The frames'
-// plans: jacobi2d_frames.cpp.
+// jacobi2d on the engine: a frame of k steps where it can (k = 2, 4 or 8: halo exchange of `a` k
+// cells deep, interior sweep in the bulk lane, boundary sweeps after the unpack, each sweep taking
+// the k steps in one pass over memory), one of one step otherwise, and one of one step with the
+// norm's nodes for the steps that report it; each in one executable frame per field set (the two
+// buffers swap without patching); the norms are logged on the device and read back in batches. The
+// frames' plans: jacobi2d_frames.cpp.
 
 #include "jacobi2d.hpp"
 
@@ -32,9 +32,17 @@ namespace haloflow::models {
 namespace {
 
 constexpr Stencil kStar{StencilShape::star, 1};
-// Two steps of the star: a diamond of radius 2, whose cells (1, 1) off the centre are diagonal,
-// so a 2D process grid needs its corner ghosts too.
-constexpr Stencil kTwoSteps{StencilShape::box, 2};
+
+// k steps of the star: a diamond of radius k, whose cells off both axes are diagonal, so a 2D
+// process grid needs its corner ghosts too.
+Stencil k_steps(int steps) {
+  return {StencilShape::box, steps};
+}
+
+// Frames of these steps have a sweep that takes them in one pass.
+bool sweeps_in_one_pass(int steps) {
+  return steps == 1 || steps == 2 || steps == 4 || steps == 8;
+}
 
 void validate(const JacobiConfig& c) {
   if (c.nx < 3) {
@@ -62,10 +70,10 @@ void validate(const JacobiConfig& c) {
     throw Error(fmt::format("jacobi2d rows_per_thread: {} is not allowed; expected at least 1",
                             c.rows_per_thread));
   }
-  if (c.steps_per_frame != 1 && c.steps_per_frame != 2 && c.steps_per_frame != kAutoStepsPerFrame) {
+  if (!sweeps_in_one_pass(c.steps_per_frame) && c.steps_per_frame != kAutoStepsPerFrame) {
     throw Error(fmt::format(
-        "jacobi2d steps_per_frame: {} is not allowed; expected 1, 2 (two steps in one sweep) or {} "
-        "(auto)",
+        "jacobi2d steps_per_frame: {} is not allowed; expected 1, 2, 4 or 8 (that many steps in "
+        "one sweep) or {} (auto)",
         c.steps_per_frame, kAutoStepsPerFrame));
   }
   if (c.run.steps < 1 || c.run.warmup < 0) {
@@ -146,19 +154,39 @@ JacobiFrameSteps jacobi_frame_steps(const JacobiConfig& config, const Coord3& pr
   const std::array<std::int64_t, 2> cells = {config.nx, config.ny - 2};
   const std::array<bool, 2> periodic = {false, true};
   const std::array<const char*, 2> unit = {"column", "computed row"};
-  JacobiFrameSteps result;
+  std::array<std::int64_t, 2> fewest{};
   for (std::size_t axis = 0; axis < 2; ++axis) {
-    const std::int64_t ranks = std::max<std::int64_t>(process_grid[axis], 1);
-    const std::int64_t fewest = cells[axis] / ranks;
-    if ((ranks > 1 || periodic[axis]) && fewest < 2 && result.thin.empty()) {
-      result.thin = fmt::format("{} {}{} along {} ({} over {} rank{})", fewest, unit[axis],
-                                fewest == 1 ? "" : "s", axis == 0 ? "x" : "y", cells[axis], ranks,
-                                ranks == 1 ? "" : "s");
+    fewest[axis] = cells[axis] / std::max<std::int64_t>(process_grid[axis], 1);
+  }
+  // The thinnest share along an axis with a neighbour, in words, when it is thinner than `steps`
+  // ghost layers (the rule of make_halo_plan); empty when they fit.
+  const auto thin = [&](int steps) -> std::string {
+    for (std::size_t axis = 0; axis < 2; ++axis) {
+      const std::int64_t ranks = std::max<std::int64_t>(process_grid[axis], 1);
+      if ((ranks > 1 || periodic[axis]) && fewest[axis] < steps) {
+        return fmt::format("{} {}{} along {} ({} over {} rank{})", fewest[axis], unit[axis],
+                           fewest[axis] == 1 ? "" : "s", axis == 0 ? "x" : "y", cells[axis], ranks,
+                           ranks == 1 ? "" : "s");
+      }
+    }
+    return "";
+  };
+  JacobiFrameSteps result;
+  if (config.steps_per_frame != kAutoStepsPerFrame) {
+    result.steps = config.steps_per_frame;
+    result.thin = result.steps > 1 ? thin(result.steps) : "";
+    return result;
+  }
+  const std::int64_t share = std::min(fewest[0], fewest[1]);
+  for (const auto& [steps, least] : {std::pair{8, kDeepShare[0]}, std::pair{4, kDeepShare[1]}}) {
+    if (share >= least && thin(steps).empty()) {
+      result.steps = steps;
+      result.why = fmt::format("every rank computes at least {} cells along each axis", least);
+      return result;
     }
   }
-  result.steps = config.steps_per_frame != kAutoStepsPerFrame ? config.steps_per_frame
-                 : result.thin.empty()                        ? 2
-                                                              : 1;
+  result.thin = thin(2);
+  result.steps = result.thin.empty() ? 2 : 1;
   return result;
 }
 
@@ -169,16 +197,16 @@ const JacobiConfig& validated(const JacobiConfig& config) {
   return config;
 }
 
-//! The frames' two-step fit, refused when the case asks for two steps a frame where they do not
-//! fit the process grid.
+//! The frames' steps, refused when the case asks for k steps a frame where their k ghost layers do
+//! not fit the process grid.
 JacobiFrameSteps checked_frame_steps(const JacobiConfig& config, const Coord3& process_grid) {
   const JacobiFrameSteps frame_steps = jacobi_frame_steps(config, process_grid);
-  if (frame_steps.steps == 2 && !frame_steps.thin.empty()) {
+  if (frame_steps.steps > 1 && !frame_steps.thin.empty()) {
     throw Error(fmt::format(
-        "jacobi2d steps_per_frame: 2 is not allowed on this process grid: two steps a frame fill "
-        "2 ghost layers, and it leaves a rank {}; expected 1 or auto (two steps a frame where "
-        "they fit, else one)",
-        frame_steps.thin));
+        "jacobi2d steps_per_frame: {0} is not allowed on this process grid: {0} steps a frame fill "
+        "{0} ghost layers, and it leaves a rank {1}; expected fewer steps, 1 or auto (the most of "
+        "8, 4 and 2 steps a frame that fit, else one)",
+        frame_steps.steps, frame_steps.thin));
   }
   return frame_steps;
 }
@@ -192,9 +220,9 @@ class JacobiStepping final : public SteppingState {
       : config_(validated(config)),
         communicator_(communicator),
         grid_(decompose(config, communicator)),
-        two_steps_(checked_frame_steps(config, grid_.process_grid()).steps == 2),
-        halo_(two_steps_ ? make_halo_plan(grid_, kTwoSteps, 2, 1)
-                         : make_halo_plan(grid_, kStar, 1, 1)),
+        frame_steps_(checked_frame_steps(config, grid_.process_grid()).steps),
+        halo_(frame_steps_ > 1 ? make_halo_plan(grid_, k_steps(frame_steps_), frame_steps_, 1)
+                               : make_halo_plan(grid_, kStar, 1, 1)),
         layout_(halo_.layout),
         bytes_(static_cast<std::size_t>(layout_.field_elements()) * sizeof(T)),
         update_(update_box(grid_, layout_)),
@@ -215,31 +243,32 @@ class JacobiStepping final : public SteppingState {
     // Each kind of frame built, instantiated and patched once for both field sets (set 0 reads a
     // and writes a_new, set 1 the other way round; each frame moves the field to the other set),
     // so that no step patches anything: one step, one step with the norm's nodes (steps without
-    // the norm pay nothing for it), and with two steps a frame the two-step sweeps take.
+    // the norm pay nothing for it), and with k steps a frame the sweeps that take k.
     const auto build_both = [&](jacobi::FrameKind kind, const jacobi::Sweeps& kind_sweeps) {
       frames_.push_back({build_frame(kind, 0, exchange_, kind_sweeps, buffers_, config_),
                          build_frame(kind, 1, exchange_, kind_sweeps, buffers_, config_)});
     };
     build_both(jacobi::FrameKind::step, sweeps_);
     build_both(jacobi::FrameKind::step_with_norm, sweeps_);
-    if (two_steps_) {
-      build_both(jacobi::FrameKind::two_steps,
-                 jacobi::plan_sweeps(split_update(update_, layout_, kTwoSteps), layout_, config_, 2,
-                                     fixed_));
+    if (frame_steps_ > 1) {
+      build_both(jacobi::FrameKind::k_steps,
+                 jacobi::plan_sweeps(split_update(update_, layout_, k_steps(frame_steps_)), layout_,
+                                     config_, frame_steps_, fixed_));
     }
   }
 
   int step(int step, int steps, int most, CUstream_st* stream) override {
     const bool norm = norm_due(step, steps);
-    const bool pair = two_steps_ && !norm && most >= 2 && !norm_due(step + 1, steps);
-    const jacobi::FrameKind kind = pair   ? jacobi::FrameKind::two_steps
+    bool deep = frame_steps_ > 1 && most >= frame_steps_;
+    for (int k = 0; deep && k < frame_steps_; ++k) deep = !norm_due(step + k, steps);
+    const jacobi::FrameKind kind = deep   ? jacobi::FrameKind::k_steps
                                    : norm ? jacobi::FrameKind::step_with_norm
                                           : jacobi::FrameKind::step;
     if (norm && logged_steps_.size() == jacobi::kNormLogCapacity) read_norms();
     frames_[kind_index(kind)][current_].launch(stream);
     current_ ^= 1U;
     if (norm) logged_steps_.push_back(step);
-    const int taken = pair ? 2 : 1;
+    const int taken = deep ? frame_steps_ : 1;
     done_steps_ = step + taken;
     return taken;
   }
@@ -266,9 +295,9 @@ class JacobiStepping final : public SteppingState {
 
   // The frame the steady state runs most (without the norm).
   [[nodiscard]] const FramePlan* step_plan() const override {
-    return &frames_[kind_index(two_steps_ ? jacobi::FrameKind::two_steps : jacobi::FrameKind::step)]
-                   [0]
-                       .plan();
+    return &frames_[kind_index(frame_steps_ > 1 ? jacobi::FrameKind::k_steps
+                                                : jacobi::FrameKind::step)][0]
+                .plan();
   }
 
   [[nodiscard]] Coord3 process_grid() const override { return grid_.process_grid(); }
@@ -321,9 +350,9 @@ class JacobiStepping final : public SteppingState {
   [[nodiscard]] bool saves_state() const override { return true; }
 
   // A checkpoint after n steps holds the field in its first array when n is even, in its second
-  // when n is odd, whatever frames took the steps (a two-step frame moves the field to the other
-  // set once for two steps), and of each array the owned cells only (x fastest), not the ghosts,
-  // whose depth depends on the steps a frame takes: so it restarts the same under either
+  // when n is odd, whatever frames took the steps (a k-step frame moves the field to the other
+  // set once for k steps, k even), and of each array the owned cells only (x fastest), not the
+  // ghosts, whose depth depends on the steps a frame takes: so it restarts the same under either
   // steps_per_frame. The ghosts are filled by the exchange before any sweep reads them; the
   // ghosts no exchange fills (beyond the fixed columns) are never read and start at zero.
   std::vector<unsigned char> save() override {
@@ -429,7 +458,7 @@ class JacobiStepping final : public SteppingState {
   const JacobiConfig& config_;
   MPI_Comm communicator_;
   const CartesianDecomposition grid_;
-  const bool two_steps_;
+  const int frame_steps_;  // steps a frame takes where it can: 1, 2, 4 or 8
   const HaloPlan halo_;
   const FieldLayout& layout_;
   const std::size_t bytes_;
@@ -457,8 +486,9 @@ JacobiResult<T> run_jacobi2d(const JacobiConfig& config, MPI_Comm communicator) 
   JacobiStepping<T> state(config, communicator);
   JacobiResult<T> result;
   result.process_grid = state.process_grid();
-  // A pass reads a and writes a_new once; a two-step frame's pass takes two steps (a norm step
-  // and the lone step before one take a pass each: with norm_every K, about 1/K more).
+  // A pass reads a and writes a_new once; a k-step frame's pass takes k steps (a norm step and
+  // the steps before one that are fewer than k take a pass each: with norm_every K, up to k/K
+  // more).
   result.steps_per_pass = jacobi_frame_steps(config, result.process_grid).steps;
   result.bytes_per_step = 2.0 * static_cast<double>(config.nx) * static_cast<double>(config.ny) *
                           static_cast<double>(sizeof(T)) / result.steps_per_pass;

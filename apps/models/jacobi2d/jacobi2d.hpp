@@ -35,12 +35,13 @@ struct JacobiConfig {
   //! and start fewer threads; shorter runs fill the GPU in more waves). At least 1. On an H200,
   //! 4 and 8 are fastest, within 2 % of each other (tools/bench-models sweeps 2 to 16).
   int rows_per_thread = 8;
-  //! Steps one frame takes where it can: 1, or 2 (temporal blocking: one sweep over memory takes
-  //! two steps, the first kept in registers; ghosts two cells deep, exchanged every other step),
-  //! or kAutoStepsPerFrame: 2 where every rank owns at least two cells along each axis with a
-  //! neighbour, else 1 (jacobi_frame_steps). With 2, a step that reports the norm, and a lone step
-  //! before one or before a step the run must see (an output, a checkpoint, the end), takes a frame
-  //! of its own. Every step's values are the same bits either way.
+  //! Steps one frame takes where it can: 1; 2 (temporal blocking: one sweep over memory takes
+  //! two steps, the first kept in registers; ghosts two cells deep, exchanged every other step);
+  //! 4 or 8 (the deep sweep: one pass takes that many steps, ghosts that deep); or
+  //! kAutoStepsPerFrame: the most of 8, 4 and 2 that fit every rank's share (jacobi_frame_steps),
+  //! else 1. With k > 1, a step that reports the norm, and the steps before one or before a step
+  //! the run must see (an output, a checkpoint, the end) that are fewer than k, take a frame of
+  //! one step each. Every step's values are the same bits either way.
   int steps_per_frame = 0;
   RunOptions run;
 };
@@ -51,7 +52,7 @@ struct NormSample {
 };
 
 //! bytes_per_step: what one step moves, read a + write a_new: 2 nx ny sizeof(T) (the whole
-//! arrays, as the reference counts them) a pass, over steps_per_pass (2 with two-step frames).
+//! arrays, as the reference counts them) a pass, over steps_per_pass (k with k-step frames).
 template <class T>
 struct JacobiResult : StepMeasures {
   std::vector<NormSample> norms;
@@ -60,13 +61,22 @@ struct JacobiResult : StepMeasures {
   std::vector<T> field;
 };
 
-//! The steps a frame of `config` takes where it can on `process_grid`, and, when two steps a
-//! frame do not fit (a rank owns fewer than 2 cells, the ghost depth, along an axis with a
-//! neighbour), the thinnest share in words: "1 computed row along y (1 over 1 rank)".
+//! The steps a frame of `config` takes where it can on `process_grid`; when those steps (with auto,
+//! two) do not fit (a rank owns fewer cells than the ghost depth along an axis with a neighbour),
+//! the thinnest share in words: "1 computed row along y (1 over 1 rank)"; and with auto, why it
+//! took more than two: "every rank computes at least 1024 cells along each axis".
 struct JacobiFrameSteps {
   int steps = 1;
-  std::string thin;  //!< empty: two steps a frame fit
+  std::string thin;  //!< empty: the steps fit
+  std::string why;   //!< auto's reason for 4 or 8 steps a frame; empty otherwise
 };
+
+//! Auto's deep frames: 8 steps where every rank computes at least kDeepShare[0] cells along each
+//! axis, 4 where at least kDeepShare[1]. Below them a warp's strip (128 columns, 2 k of them
+//! computed for its neighbours) and a band's 2 k extra rows waste too much of the deep sweep, and
+//! the frames are short enough that the exchange's latency, not the pass, sets their time.
+inline constexpr std::int64_t kDeepShare[2] = {1024, 256};
+
 [[nodiscard]] JacobiFrameSteps jacobi_frame_steps(const JacobiConfig& config,
                                                   const Coord3& process_grid);
 

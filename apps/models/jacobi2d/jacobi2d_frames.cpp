@@ -1,5 +1,5 @@
-// jacobi2d's plans: the sweeps' launches (the two-step sweep's too), the run's buffers, and a
-// frame's plan for either field set: one step with or without the norm's nodes, or two steps.
+// jacobi2d's plans: the sweeps' launches (the two-step and deep sweeps' too), the run's buffers,
+// and a frame's plan for either field set: one step with or without the norm's nodes, or k steps.
 
 #include "jacobi2d_frames.hpp"
 
@@ -32,8 +32,9 @@ Sweeps plan_sweeps(const CellSplit& cells, const FieldLayout& layout, const Jaco
     s.boxes.push_back(cell);
     s.cells.push_back(box);
     const auto rows = static_cast<unsigned>(config.rows_per_thread);
-    s.shapes.push_back(steps == 2 ? kernels::two_step_launch(cell, rows)
-                                  : box_launch(cell, rows, kBlockWidth));
+    s.shapes.push_back(steps == 1   ? box_launch(cell, rows, kBlockWidth)
+                       : steps == 2 ? kernels::two_step_launch(cell, rows)
+                                    : kernels::deep_launch(cell, steps));
     s.first_partial.push_back(s.partials);
     s.partials += static_cast<std::int64_t>(s.shapes.back().grid.volume());
   };
@@ -67,25 +68,27 @@ unsigned* Buffers::ticket() const {
 template <class T>
 FramePlan frame_plan(FrameKind kind, std::size_t set, HaloExchange<T>& exchange,
                      const Sweeps& sweeps, const Buffers& buffers) {
-  const int steps = kind == FrameKind::two_steps ? 2 : 1;
-  if (sweeps.steps != steps) {
-    throw Error(fmt::format("jacobi2d frame_plan: a frame of {} step(s) given sweeps of {}", steps,
-                            sweeps.steps));
+  const int steps = sweeps.steps;
+  if ((kind == FrameKind::k_steps) != (steps > 1)) {
+    throw Error(fmt::format("jacobi2d frame_plan: a frame of {} given sweeps of {} step(s)",
+                            kind == FrameKind::k_steps ? "k steps" : "one step", steps));
   }
   const bool with_norm = kind == FrameKind::step_with_norm;
-  FramePlan plan(fmt::format("jacobi2d{} {}",
-                             kind == FrameKind::two_steps ? " two steps"
-                             : with_norm                  ? " with norm"
-                                                          : "",
-                             set == 0 ? "even" : "odd"),
-                 EdgeRule::strict);
+  FramePlan plan(
+      fmt::format("jacobi2d{} {}",
+                  kind == FrameKind::k_steps
+                      ? (steps == 2 ? std::string(" two steps") : fmt::format(" {} steps", steps))
+                  : with_norm ? std::string(" with norm")
+                              : std::string(),
+                  set == 0 ? "even" : "odd"),
+      EdgeRule::strict);
   const ExchangeNodes halo = exchange.add_to(plan, {}, set);
   const T* from = (set == 0 ? buffers.a : buffers.b).template as<const T>();
   T* to = (set == 0 ? buffers.b : buffers.a).template as<T>();
   plan.name_field(from, set == 0 ? "a" : "a_new");
   plan.name_field(to, set == 0 ? "a_new" : "a");
   plan.name_field(buffers.partials.as<const double>(), "norm partials");
-  // Each sweep reads `from` as far as its steps reach (ghosts two deep for two steps) and
+  // Each sweep reads `from` as far as its steps reach (ghosts k deep for k steps) and
   // writes its box of `to`; the plan checks these against the edges written here (strict).
   const Coord3 reach = {steps, steps, 0};
   std::vector<std::string> sweep_names;
@@ -104,8 +107,11 @@ FramePlan frame_plan(FrameKind kind, std::size_t set, HaloExchange<T>& exchange,
           writes(buffers.partials.as<const double>(), Box{{first, 0, 0}, {first + blocks, 1, 1}}));
     }
     sweep_names.push_back(options.name);
-    if (kind == FrameKind::two_steps) {
+    if (kind == FrameKind::k_steps && steps == 2) {
       plan.add_kernel(std::move(options), kernels::jacobi_two_step_kernel<T>(), sweeps.shapes[i],
+                      sweeps.boxes[i], from, to, sweeps.fixed);
+    } else if (kind == FrameKind::k_steps) {
+      plan.add_kernel(std::move(options), kernels::jacobi_deep_kernel<T>(steps), sweeps.shapes[i],
                       sweeps.boxes[i], from, to, sweeps.fixed);
     } else if (with_norm) {
       plan.add_kernel(std::move(options), kernels::jacobi_norm_kernel<T>(), sweeps.shapes[i],
@@ -135,31 +141,3 @@ template FramePlan frame_plan<double>(FrameKind, std::size_t, HaloExchange<doubl
                                       const Buffers&);
 
 }  // namespace haloflow::models::jacobi
-
-namespace haloflow::kernels {
-namespace {
-
-// The two-step sweep's blocks: 4 warps wide (120 columns written), 2 rows of threads tall, as the
-// one-step sweep's 128 x 2.
-constexpr unsigned kTwoStepWarps = 4;
-constexpr unsigned kTwoStepHeight = 2;
-
-}  // namespace
-
-LaunchShape two_step_launch(const CellBox& box, unsigned rows_per_thread) {
-  if (box.nx < 1 || box.ny < 1 || rows_per_thread < 1) {
-    throw Error(fmt::format(
-        "two_step_launch: a box of {} x {} cells with {} rows per thread is not allowed; expected "
-        "at least one cell per axis and one row per thread",
-        box.nx, box.ny, rows_per_thread));
-  }
-  constexpr std::int64_t kGridLimit = 65535;  // CUDA's limit on grid.y
-  constexpr std::int64_t kColumns = std::int64_t{kTwoStepWarps} * kTwoStepColumnsPerWarp;
-  const std::int64_t columns = (box.nx + kColumns - 1) / kColumns;
-  const std::int64_t band = std::int64_t{kTwoStepHeight} * rows_per_thread;
-  const std::int64_t rows = std::min((box.ny + band - 1) / band, kGridLimit);
-  return LaunchShape{.grid = {static_cast<unsigned>(columns), static_cast<unsigned>(rows), 1},
-                     .block = {kTwoStepWarps * 32, kTwoStepHeight, 1}};
-}
-
-}  // namespace haloflow::kernels

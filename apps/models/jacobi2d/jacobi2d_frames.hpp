@@ -2,7 +2,7 @@
 // jacobi2d's frames as plans: the buffers a run sweeps, the sweeps' boxes and launches, and the
 // plan of a frame (the halo exchange of the field read, the interior sweep in the bulk lane, the
 // boundary sweeps after the unpack; with the norm, the sweeps' block sums and the node that logs
-// their total; or the same with sweeps that take two steps at once). Plain data here; jacobi2d.cpp
+// their total; or the same with sweeps that take k steps at once). Plain data here; jacobi2d.cpp
 // makes Frames of them and steps them.
 
 #include <cstddef>
@@ -32,12 +32,13 @@ struct Sweeps {
   std::vector<LaunchShape> shapes;          //!< one run of rows per thread, with or without norm
   std::vector<std::int64_t> first_partial;  //!< each norm sweep's first slot in the partials
   std::int64_t partials = 0;                //!< slots in all
-  int steps = 1;                            //!< steps each sweep takes: 1, or 2 (two_step_launch)
-  kernels::FixedColumns fixed;              //!< what the two-step sweeps keep as it is
+  int steps = 1;                            //!< steps each sweep takes: 1, 2, 4 or 8
+  kernels::FixedColumns fixed;              //!< what the k-step sweeps keep as it is
 };
 
 //! The interior's and each boundary slab's sweep, `config.rows_per_thread` rows per thread, each
-//! taking `steps` steps (1 or 2) of a rank whose fixed columns are `fixed`.
+//! taking `steps` steps (1, 2, 4 or 8: two_step_launch for 2, deep_launch for 4 and 8) of a rank
+//! whose fixed columns are `fixed`.
 [[nodiscard]] Sweeps plan_sweeps(const CellSplit& cells, const FieldLayout& layout,
                                  const JacobiConfig& config, int steps,
                                  kernels::FixedColumns fixed);
@@ -58,12 +59,12 @@ struct Buffers {
   [[nodiscard]] unsigned* ticket() const;
 };
 
-//! What a frame does: one step, one step and its norm, or two steps (the sweeps of a
-//! plan_sweeps(..., 2, ...); no norm).
-enum class FrameKind { step, step_with_norm, two_steps };
+//! What a frame does: one step, one step and its norm, or k steps (the sweeps of a
+//! plan_sweeps(..., k, ...), k > 1; no norm).
+enum class FrameKind { step, step_with_norm, k_steps };
 
 //! The plan of a frame of `kind` for field set `set` (0: read a, write b; 1: the other way round).
-//! \throws Error when `sweeps` take another number of steps than `kind`.
+//! \throws Error when `sweeps` take one step for k_steps, or more for the others.
 template <class T>
 [[nodiscard]] FramePlan frame_plan(FrameKind kind, std::size_t set, HaloExchange<T>& exchange,
                                    const Sweeps& sweeps, const Buffers& buffers);

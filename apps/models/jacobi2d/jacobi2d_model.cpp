@@ -17,9 +17,8 @@ namespace {
 
 constexpr std::int64_t kMaxAxis = std::int64_t{1} << 30;
 constexpr std::int64_t kMaxSteps = 100000000;
-constexpr const char* kTwoStepsReason = "two steps a frame (/jacobi2d/steps_per_frame 2)";
 constexpr const char* kOneStepAdvice =
-    "1 (one ghost layer) or \"auto\" (two steps a frame where they fit, else one)";
+    "1 (one ghost layer) or \"auto\" (the most of 8, 4 and 2 steps a frame that fit, else one)";
 
 class Jacobi2dModel final : public Model {
  public:
@@ -51,14 +50,15 @@ class Jacobi2dModel final : public Model {
     c.steps_per_frame = kAutoStepsPerFrame;
     if (section.contains("steps_per_frame")) {
       const nlohmann::json& value = section["steps_per_frame"];
-      if (value.is_number_integer() && (value == 1 || value == 2)) {
+      if (value.is_number_integer() && (value == 1 || value == 2 || value == 4 || value == 8)) {
         c.steps_per_frame = value.get<int>();
       } else if (value != "auto") {
         fields.report(at + "/steps_per_frame",
-                      fmt::format("{} is not allowed; expected 1, 2 or \"auto\" (two steps a "
-                                  "frame where every rank owns at least two cells along each axis "
-                                  "with a neighbour, else one)",
-                                  input::shown(value)));
+                      fmt::format("{} is not allowed; expected 1, 2, 4, 8 or \"auto\" (8 or 4 "
+                                  "steps a frame where every rank computes at least {} or {} "
+                                  "cells along each axis, else 2 where it owns two along each "
+                                  "axis with a neighbour, else one)",
+                                  input::shown(value), kDeepShare[0], kDeepShare[1]));
       }
     }
   }
@@ -70,8 +70,9 @@ class Jacobi2dModel final : public Model {
 
   void check_machine(JsonFields& fields, const MachineLimits& limits) override {
     const JacobiConfig& c = settings_.config;
-    // auto: two steps a frame where the ranks' shares are at least the 2 ghost layers deep, else
-    // one (the run decides the same from its process grid: jacobi_frame_steps).
+    // auto: 8 or 4 steps a frame where the ranks' shares are thick enough, 2 where they are at
+    // least the 2 ghost layers deep, else one (the run decides the same from its process grid:
+    // jacobi_frame_steps).
     const bool automatic = c.steps_per_frame == kAutoStepsPerFrame;
     int steps_per_frame = c.steps_per_frame;
     if (automatic) {
@@ -83,28 +84,29 @@ class Jacobi2dModel final : public Model {
       }
       steps_per_frame = jacobi_frame_steps(c, grid).steps;
     }
-    const bool two_steps = c.steps_per_frame == 2;
-    bytes_per_rank_ =
-        check_grid_fits(fields,
-                        {.section = "/jacobi2d",
-                         .dimensions = 2,
-                         .values = {c.nx, c.ny, 1},
-                         .cells = {c.nx, c.ny - 2, 1},  // the copy rows are halo
-                         .rows_only = c.split == 1,
-                         .cells_per_rank = 1,
-                         .ghost_cells = 2 * steps_per_frame,
-                         .fields = 2,  // a and a_new
-                         .precision = settings_.precision,
-                         .copy_rows_in_y = true,
-                         // jacobi2d.cpp's halo: 2 deep for two steps a frame
-                         // (kTwoSteps), else 1; x fixed columns, y periodic.
-                         .halo_depth = steps_per_frame,
-                         .periodic = {false, true, false},
-                         .depth_reason = two_steps ? kTwoStepsReason : "",
-                         .depth_advice = two_steps ? kOneStepAdvice : "",
-                         .depth_pointer = two_steps ? "/jacobi2d/steps_per_frame" : "",
-                         .depth_value = "2"},
-                        limits);
+    const bool asked = c.steps_per_frame > 1;
+    const std::string reason =
+        fmt::format("{0} steps a frame (/jacobi2d/steps_per_frame {0})", c.steps_per_frame);
+    bytes_per_rank_ = check_grid_fits(fields,
+                                      {.section = "/jacobi2d",
+                                       .dimensions = 2,
+                                       .values = {c.nx, c.ny, 1},
+                                       .cells = {c.nx, c.ny - 2, 1},  // the copy rows are halo
+                                       .rows_only = c.split == 1,
+                                       .cells_per_rank = 1,
+                                       .ghost_cells = 2 * steps_per_frame,
+                                       .fields = 2,  // a and a_new
+                                       .precision = settings_.precision,
+                                       .copy_rows_in_y = true,
+                                       // jacobi2d.cpp's halo: k deep for k steps a frame
+                                       // (k_steps), else 1; x fixed columns, y periodic.
+                                       .halo_depth = steps_per_frame,
+                                       .periodic = {false, true, false},
+                                       .depth_reason = asked ? reason : "",
+                                       .depth_advice = asked ? kOneStepAdvice : "",
+                                       .depth_pointer = asked ? "/jacobi2d/steps_per_frame" : "",
+                                       .depth_value = std::to_string(c.steps_per_frame)},
+                                      limits);
   }
 
   [[nodiscard]] double bytes_per_rank() const override { return bytes_per_rank_; }

@@ -6,13 +6,17 @@ namespace haloflow::models {
 
 std::string jacobi_header(const JacobiSettings& settings, const StepSummary& run) {
   const JacobiConfig& c = settings.config;
-  // The steps a frame takes, and with auto why (when two do not fit): said once, here.
+  // The steps a frame takes, and with auto why (more than two, or two do not fit): said once,
+  // here.
   const JacobiFrameSteps frame = jacobi_frame_steps(c, run.process_grid);
-  std::string frames = frame.steps == 2 ? "two steps a frame" : "one step a frame";
+  std::string frames = frame.steps == 1   ? "one step a frame"
+                       : frame.steps == 2 ? "two steps a frame"
+                                          : fmt::format("{} steps a frame", frame.steps);
   if (c.steps_per_frame == kAutoStepsPerFrame) {
-    frames += frame.thin.empty()
-                  ? " (steps_per_frame auto)"
-                  : fmt::format(" (steps_per_frame auto: two do not fit a rank of {})", frame.thin);
+    frames += !frame.thin.empty()
+                  ? fmt::format(" (steps_per_frame auto: two do not fit a rank of {})", frame.thin)
+              : !frame.why.empty() ? fmt::format(" (steps_per_frame auto: {})", frame.why)
+                                   : " (steps_per_frame auto)";
   }
   return fmt::format(
       "jacobi2d: {} x {} ({} rows computed, periodic in y; columns 0 and {} fixed), {}, norm "

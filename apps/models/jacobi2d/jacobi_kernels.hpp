@@ -52,6 +52,45 @@ inline constexpr int kTwoStepColumnsPerWarp = 30;
 //! thread walking a run of about `rows_per_thread` rows. \throws Error for an empty box.
 [[nodiscard]] LaunchShape two_step_launch(const CellBox& box, unsigned rows_per_thread);
 
+//! (box, a, a_new, fixed): `depth` Jacobi steps in one pass over memory, 4 or 8 (2 too, for the
+//! labs to compare; the model's two steps take jacobi_two_step_kernel): a_new = the sweep applied
+//! `depth` times to `a` over `box`, step s computed over the box grown by depth - s and never
+//! stored (so `a` must be valid `depth` cells around the box: ghosts that deep), fixed columns
+//! kept at every step. Bit for bit the values `depth` jacobi_kernel sweeps give. Launch:
+//! deep_launch. \throws Error for another depth.
+template <class T>
+using JacobiDeepKernel = KernelRef<CellBox, const T*, T*, FixedColumns>;
+template <class T>
+JacobiDeepKernel<T> jacobi_deep_kernel(int depth);
+
+//! The deep sweep's lanes each hold this many consecutive columns, so that a level costs a lane two
+//! shuffles a row for four cells (the horizontal neighbours of its outer columns) and a warp's
+//! strip is 128 columns wide, of which it writes deep_columns_per_warp.
+inline constexpr int kDeepColumnsPerLane = 4;
+[[nodiscard]] constexpr std::int64_t deep_columns_per_warp(int depth) {
+  return 32 * kDeepColumnsPerLane - 2 * std::int64_t{depth};
+}
+
+//! The deep sweep's blocks: 4 independent warps side by side (they share nothing; a block only
+//! groups them for the launch), and the blocks an SM must hold (__launch_bounds__, so the registers
+//! a thread may use): the most at which ptxas (CUDA 13, sm_90) spills nothing. A level keeps 3
+//! rows of kDeepColumnsPerLane columns in registers (12 floats), and a thread needs about 32 more:
+//! float at depth 8 uses 128 registers (4 blocks, 16 warps an SM), at depth 4 80 (6 blocks); double
+//! at depth 8 233 (2 blocks). tools/labs/jacobi-deep-lab.cu times other bounds.
+inline constexpr unsigned kDeepBlockThreads = 128;
+template <class T, int kDepth>
+inline constexpr int kDeepBlocksPerSm = sizeof(T) <= 4 ? (kDepth >= 8 ? 4 : 6)
+                                                       : (kDepth >= 8   ? 2
+                                                          : kDepth >= 4 ? 3
+                                                                        : 4);
+
+//! The deep sweep's launch over `box` for `depth` steps: kDeepBlockThreads-thread blocks along x,
+//! one band of `band_rows` rows a block along y (0: 32 depth rows, so that the 2 depth rows a band
+//! reads and computes beyond its own cost 1/16, halved down to 4 depth while the launch has fewer
+//! than kDeepWarpsWanted warps). \throws Error for an empty box.
+inline constexpr std::int64_t kDeepWarpsWanted = 8192;
+[[nodiscard]] LaunchShape deep_launch(const CellBox& box, int depth, unsigned band_rows = 0);
+
 //! The longest run of rows whose squared updates a GPU thread of the norm sweep sums in T (float:
 //! a relative error of at most this many float roundings, 2^-24 each, so the GPU's norm agrees
 //! with a sum in double to that and n double roundings for n cells); longer runs are summed in
