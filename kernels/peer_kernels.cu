@@ -44,9 +44,12 @@ HALOFLOW_HD inline std::uint64_t nanoseconds_now() {
 
 // Every flag of `frame` raised, or the deadline: then the failure words say which message did not
 // come, and false. The flags are written by other processes (or GPUs): acquire loads at system
-// scope, so that the slot's contents stored before each flag are visible after it.
+// scope, so that the slot's contents stored before each flag are visible after it. After a
+// failure (never cleared: the run has failed) no block waits again: the frames queued behind it,
+// or the later repetitions of a frame loop, end at once, so a silent peer costs one deadline.
 template <class T>
 HALOFLOW_HD inline bool wait_for_flags(const PeerReceive<T>& receive, std::uint64_t frame) {
+  if (SystemWord(receive.failure[0]).load(cuda::memory_order_relaxed) != 0) return false;
   const std::uint64_t start = nanoseconds_now();
   for (int m = 0; m < receive.messages; ++m) {
     SystemWord flag(*const_cast<std::uint64_t*>(flag_of(receive.flags, m)));
