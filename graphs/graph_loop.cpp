@@ -2,16 +2,21 @@
 // change), then a CUDA WHILE node whose body holds the cycle's plans one after the other (each
 // lowered node by node as the graph executor lowers it, kernel priorities included; a join node
 // between two plans) and a counter kernel last, which ends the loop on the device. The plans'
-// field sets alternate inside the body, so nothing is patched between repetitions.
+// field sets alternate inside the body, so nothing is patched between repetitions. A proxied
+// host node (the mpi exchange) is its frame's own handoff kernel: it counts on the frame's
+// execution counter and rings the frame's slot, and after the launch the loop queues, repetition
+// by repetition and frame by frame, the jobs the progress thread serves in that order.
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "cuda_owners.hpp"
 #include "executor.hpp"
 #include "gpu_ports.hpp"
+#include "graph_executor.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/error.hpp"
 #include "loop_kernels.hpp"
@@ -24,7 +29,7 @@ constexpr int kConditionalVersion = 12040;
 
 class GraphLoop final : public LoopExecutor {
  public:
-  GraphLoop(const std::vector<const FramePlan*>& cycle, const std::string& name)
+  GraphLoop(const std::vector<Frame*>& cycle, const std::string& name)
       : name_(name),
         priorities_(detail::stream_priorities()),
         left_(Memory::device, sizeof(unsigned), "repetitions left of " + name, Backend::cuda) {
@@ -53,7 +58,13 @@ class GraphLoop final : public LoopExecutor {
     cudaGraph_t body = loop.conditional.phGraph_out[0];  // owned by the conditional node
 
     std::vector<cudaGraphNode_t> previous;  // the join of the plan before, if any
-    for (const FramePlan* plan : cycle) previous = {lower(body, *plan, previous)};
+    for (Frame* frame : cycle) {
+      auto* executor = dynamic_cast<GraphExecutor*>(&detail::executor_of(*frame));
+      if (executor == nullptr)
+        throw Error(name_ + ": frame '" + frame->plan().name() + "' is not a graph executor's");
+      executors_.push_back(executor);
+      previous = {lower(body, frame->plan(), *executor, previous)};
+    }
     (void)add_counter(body, detail::loop_next_entry(), next_args_.data(), previous,
                       "counter of " + name_);
 
@@ -76,6 +87,10 @@ class GraphLoop final : public LoopExecutor {
     }
     launched_on_ = stream != nullptr ? stream : stream_.get();
     HALOFLOW_CUDA(cudaGraphLaunch(executable_.get(), launched_on_), name_);
+    // In the order the GPU rings them; each frame counts them as its launches.
+    for (int r = 0; r < repetitions; ++r) {
+      for (GraphExecutor* executor : executors_) executor->expect_execution();
+    }
   }
 
   void wait() override {
@@ -103,20 +118,31 @@ class GraphLoop final : public LoopExecutor {
   }
 
   // Lowers `plan` into `body` after `entry`; \returns an empty node joining its last nodes.
-  cudaGraphNode_t lower(cudaGraph_t body, const FramePlan& plan,
+  cudaGraphNode_t lower(cudaGraph_t body, const FramePlan& plan, GraphExecutor& executor,
                         const std::vector<cudaGraphNode_t>& entry) {
     const auto dependencies = plan.dependencies();
     std::vector<cudaGraphNode_t> nodes(plan.nodes().size(), nullptr);
     std::vector<bool> depended_on(plan.nodes().size(), false);
     std::vector<cudaGraphNode_t> after;
+    // Exchanges chained in topological order, as the graph executor chains them: every rank
+    // then runs its exchanges in one order.
+    std::size_t previous_exchange = plan.nodes().size();
     for (const std::size_t index : plan.topological_order()) {
       after.clear();
       for (const std::size_t d : dependencies[index]) {
         after.push_back(nodes[d]);
         depended_on[d] = true;
       }
+      const auto* host = std::get_if<HostWork>(&plan.node(index).work);
+      const bool exchange = host != nullptr && host->split_phase();
+      if (exchange && previous_exchange < nodes.size() &&
+          std::find(after.begin(), after.end(), nodes[previous_exchange]) == after.end()) {
+        after.push_back(nodes[previous_exchange]);
+        depended_on[previous_exchange] = true;
+      }
       if (after.empty()) after = entry;
-      nodes[index] = add_node(body, plan, index, after);
+      nodes[index] = add_node(body, plan, executor, index, after);
+      if (exchange) previous_exchange = index;
     }
     std::vector<cudaGraphNode_t> last;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -130,19 +156,25 @@ class GraphLoop final : public LoopExecutor {
   }
 
   // The node kinds can_loop() lets through, as the graph executor lowers them.
-  cudaGraphNode_t add_node(cudaGraph_t body, const FramePlan& plan, std::size_t index,
-                           const std::vector<cudaGraphNode_t>& after) {
+  cudaGraphNode_t add_node(cudaGraph_t body, const FramePlan& plan, GraphExecutor& executor,
+                           std::size_t index, const std::vector<cudaGraphNode_t>& after) {
     const Node& node = plan.node(index);
     const std::string context =
         "node '" + node.name() + "' of frame '" + plan.name() + "' in " + name_;
     cudaGraphNode_t out = nullptr;
-    if (const auto* kernel = std::get_if<KernelWork>(&node.work)) {
+    const auto* kernel = std::get_if<KernelWork>(&node.work);
+    const bool proxied = node.kind() == NodeKind::host && executor.handoff() == Handoff::proxy;
+    if (kernel != nullptr || proxied) {
       cudaKernelNodeParams params{};
-      params.func = const_cast<void*>(kernel->device_entry);
-      params.gridDim = dim3(kernel->shape.grid.x, kernel->shape.grid.y, kernel->shape.grid.z);
-      params.blockDim = dim3(kernel->shape.block.x, kernel->shape.block.y, kernel->shape.block.z);
-      params.sharedMemBytes = static_cast<unsigned>(kernel->shape.shared_bytes);
-      params.kernelParams = kernel->args.pointers();  // copied by the call: the values of now
+      if (proxied) {
+        params = executor.handoff_params(index);
+      } else {
+        params.func = const_cast<void*>(kernel->device_entry);
+        params.gridDim = dim3(kernel->shape.grid.x, kernel->shape.grid.y, kernel->shape.grid.z);
+        params.blockDim = dim3(kernel->shape.block.x, kernel->shape.block.y, kernel->shape.block.z);
+        params.sharedMemBytes = static_cast<unsigned>(kernel->shape.shared_bytes);
+        params.kernelParams = kernel->args.pointers();  // copied by the call: the values of now
+      }
       HALOFLOW_CUDA(cudaGraphAddKernelNode(&out, body, after.data(), after.size(), &params),
                     context);
       cudaLaunchAttributeValue priority{};
@@ -177,11 +209,12 @@ class GraphLoop final : public LoopExecutor {
   detail::GraphExec executable_;
   detail::Stream stream_;
   cudaStream_t launched_on_ = nullptr;
+  std::vector<GraphExecutor*> executors_;  // the cycle's, in order; owned by their frames
 };
 
 }  // namespace
 
-std::unique_ptr<LoopExecutor> make_graph_loop(const std::vector<const FramePlan*>& cycle,
+std::unique_ptr<LoopExecutor> make_graph_loop(const std::vector<Frame*>& cycle,
                                               const std::string& name) {
   return std::make_unique<GraphLoop>(cycle, name);
 }

@@ -10,7 +10,9 @@
 
 namespace haloflow {
 
-LoopVerdict can_loop(const FramePlan& plan) {
+LoopVerdict can_loop(const FramePlan& plan, Handoff handoff) {
+  // Automatic is the proxy (FrameOptions::handoff): its host nodes are kernels on the GPU.
+  const bool proxied = handoff != Handoff::host_node;
   for (const Node& node : plan.nodes()) {
     const std::string name =
         fmt::format("{} node '{}' of frame '{}'", to_string(node.kind()), node.name(), plan.name());
@@ -27,9 +29,10 @@ LoopVerdict can_loop(const FramePlan& plan) {
         }
         break;
       case NodeKind::host:
-        return {false, fmt::format("{} is host work (the mpi exchange), which a CUDA "
-                                   "conditional body cannot hold; the proxy handoff releases it "
-                                   "once a launch",
+        if (proxied) break;
+        return {false, fmt::format("{} is host work (the mpi exchange) lowered as a CUDA host "
+                                   "node (exchange.handoff host-node), which a conditional body "
+                                   "cannot hold; the proxy handoff can loop",
                                    name)};
       case NodeKind::stream:
         return {false, fmt::format("{} is work a library issues itself (nccl), whose captured "
@@ -62,7 +65,7 @@ FrameLoop::FrameLoop(std::vector<Frame*> cycle) : cycle_(std::move(cycle)) {
   fallback_ = device_loop_missing(kind);
   for (const Frame* frame : cycle_) {
     if (!fallback_.empty()) break;
-    fallback_ = can_loop(frame->plan()).reason;
+    fallback_ = can_loop(frame->plan(), frame->options().handoff).reason;
   }
   if (on_device()) lower();
 }
@@ -72,16 +75,14 @@ FrameLoop::FrameLoop(FrameLoop&&) noexcept = default;
 FrameLoop& FrameLoop::operator=(FrameLoop&&) noexcept = default;
 
 void FrameLoop::lower() {
-  std::vector<const FramePlan*> plans;
   lowered_updates_.clear();
   std::string name;
   for (const Frame* frame : cycle_) {
-    plans.push_back(&frame->plan());
     lowered_updates_.push_back(frame->updates());
     name += (name.empty() ? "" : " + ") + frame->plan().name();
   }
   device_.reset();  // the old graph goes before the new one is built
-  device_ = make_graph_loop(plans, "loop of " + name);
+  device_ = make_graph_loop(cycle_, "loop of " + name);
 }
 
 void FrameLoop::launch(int repetitions, CUstream_st* stream) {

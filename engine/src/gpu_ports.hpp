@@ -35,10 +35,12 @@ std::unique_ptr<Executor> make_graph_executor(FramePlan& plan, HostNodeFailures&
                                               const FrameOptions& options);
 std::unique_ptr<Executor> make_stream_executor(FramePlan& plan, int lanes,
                                                HostNodeFailures& failures);
-//! The graph loop (graphs/graph_loop.cpp): `cycle` lowered, in order, into the body of a CUDA
-//! WHILE node that a counter kernel ends after the repetitions a launch asks for. The plans are
-//! read during construction only (their current kernel parameters). \pre each plan can_loop().
-std::unique_ptr<LoopExecutor> make_graph_loop(const std::vector<const FramePlan*>& cycle,
+//! The graph loop (graphs/graph_loop.cpp): the plans of `cycle` (frames of the graph executor)
+//! lowered, in order, into the body of a CUDA WHILE node that a counter kernel ends after the
+//! repetitions a launch asks for; proxied host nodes as their frame's handoff kernels, whose
+//! executions the loop's launch queues with their frames. The plans are read during construction
+//! only (their current kernel parameters). \pre each plan can_loop() with its frame's handoff.
+std::unique_ptr<LoopExecutor> make_graph_loop(const std::vector<Frame*>& cycle,
                                               const std::string& name);
 //! Empty when this toolkit and driver have conditional nodes that a kernel sets; else why not.
 [[nodiscard]] std::string conditional_nodes_missing();

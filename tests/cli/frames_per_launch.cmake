@@ -1,6 +1,7 @@
 # run.frames_per_launch (docs/architecture.md, "Frames per launch"): the bits of a launch a frame
 # for 2, 7 and 8 frames a launch, on 1 to 4 ranks (one rank's device self-exchange loops on the
-# graph executor; the mpi exchange of several ranks falls back to a frame a launch), for jacobi2d
+# graph executor, and so does the mpi exchange of several ranks under the default proxy handoff;
+# the host-node handoff case goes a frame a launch), for jacobi2d
 # with and without its norm and heat3d with frames of 1 and 3 steps; the header's line where the
 # frames loop and where they cannot; the refusal of a bad value (included by CMakeLists.txt).
 
@@ -11,6 +12,8 @@ set(launch_cases
     "jacobi2d|jacobi2d_no_norm|--set jacobi2d.nx=40 --set jacobi2d.ny=34 --set jacobi2d.norm_every=0 --steps 37"
     "jacobi2d|jacobi2d_norm|--set jacobi2d.nx=40 --set jacobi2d.ny=34 --set jacobi2d.norm_every=5 --steps 41"
     "jacobi2d|jacobi2d_one_step_norm|--set jacobi2d.nx=40 --set jacobi2d.ny=34 --set jacobi2d.steps_per_frame=1 --set jacobi2d.norm_every=6 --steps 37"
+    "jacobi2d|jacobi2d_norm_host_node|--set jacobi2d.nx=40 --set jacobi2d.ny=34 --set jacobi2d.norm_every=5 --handoff host-node --steps 41"
+    "heat3d|heat3d_peer|--set heat3d.nx=20 --set heat3d.ny=18 --set heat3d.nz=9 --transport peer --steps 13"
     "heat3d|heat3d|--set heat3d.nx=23 --set heat3d.ny=22 --set heat3d.nz=21 --steps 30"
     "heat3d|heat3d_k3|--set heat3d.nx=23 --set heat3d.ny=22 --set heat3d.nz=21 --set heat3d.steps_per_frame=3 --steps 31")
 set(launch_host_labels host mpi)
@@ -33,15 +36,22 @@ foreach(executor host graph)
 endforeach()
 
 # The header: one rank on the graph executor loops on the device (its self-exchange has no host
-# node); two ranks' mpi exchange has one, named; the host executor and euler2d say why not.
+# node), and so does two ranks' mpi exchange under the proxy handoff (its host node is a kernel);
+# under the host-node handoff it is a CUDA host node, named; the host executor and euler2d say
+# why not.
 haloflow_cli_test(frames_per_launch_graph_loops
   COMMAND $<TARGET_FILE:haloflow_model> jacobi2d --set jacobi2d.nx=64 --set jacobi2d.ny=64
           --steps 40 --executor graph --set run.frames_per_launch=8
   LABELS gpu TIMEOUT 60
   PASS_REGEX "frames per launch: 8 \\(run.frames_per_launch\\): a CUDA graph WHILE node")
-haloflow_cli_test(frames_per_launch_graph_mpi_falls_back RANKS 2
+haloflow_cli_test(frames_per_launch_graph_proxy_loops RANKS 2
   COMMAND $<TARGET_FILE:haloflow_model> heat3d --set heat3d.nx=16 --steps 10 --executor graph
-          --transport mpi --set run.frames_per_launch=8
+          --transport mpi --handoff proxy --set run.frames_per_launch=8
+  LABELS gpu mpi TIMEOUT 60
+  PASS_REGEX "frames per launch: 8 \\(run.frames_per_launch\\): a CUDA graph WHILE node")
+haloflow_cli_test(frames_per_launch_graph_host_node_falls_back RANKS 2
+  COMMAND $<TARGET_FILE:haloflow_model> heat3d --set heat3d.nx=16 --steps 10 --executor graph
+          --transport mpi --handoff host-node --set run.frames_per_launch=8
   LABELS gpu mpi TIMEOUT 60
   PASS_REGEX "frames per launch: 1 of the 8 asked \\(run.frames_per_launch\\): host node '[^']+' of frame '[^']+' is host work")
 haloflow_cli_test(frames_per_launch_host_falls_back

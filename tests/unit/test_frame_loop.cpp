@@ -50,15 +50,17 @@ TEST_CASE("kernels, empty nodes and device copies can loop") {
   CHECK(verdict.reason.empty());
 }
 
-TEST_CASE("a host node stops a loop, named with its frame") {
+TEST_CASE("a host node loops as the proxy handoff's kernel, not as a CUDA host node") {
   double a = 0;
   double b = 0;
   FramePlan plan = one_kernel("even", add_one_kernel, &a, &b);
   plan.add_host({.name = "halo.exchange", .after = {"step"}}, [] {});
-  const LoopVerdict verdict = can_loop(plan);
+  const LoopVerdict verdict = can_loop(plan, Handoff::host_node);
   CHECK_FALSE(verdict.loops);
   CHECK(contains(verdict.reason, "host node 'halo.exchange' of frame 'even'"));
-  CHECK(contains(verdict.reason, "conditional body"));
+  CHECK(contains(verdict.reason, "exchange.handoff host-node"));
+  CHECK(can_loop(plan, Handoff::proxy).loops);
+  CHECK(can_loop(plan, Handoff::automatic).loops);  // automatic is the proxy
 }
 
 TEST_CASE("a stream node and a copy through the host stop a loop") {
@@ -66,7 +68,7 @@ TEST_CASE("a stream node and a copy through the host stop a loop") {
   double b = 0;
   FramePlan stream = one_kernel("nccl", add_one_kernel, &a, &b);
   stream.add_stream_work({.name = "send"}, [](CUstream_st*) {});
-  CHECK(contains(can_loop(stream).reason, "stream node 'send' of frame 'nccl'"));
+  CHECK(contains(can_loop(stream, Handoff::proxy).reason, "stream node 'send' of frame 'nccl'"));
   FramePlan staged = one_kernel("staged", add_one_kernel, &a, &b);
   staged.add_copy({.name = "download"}, {.data = &a, .bytes = sizeof a, .memory = Memory::host},
                   {.data = &b, .bytes = sizeof b}, sizeof a);

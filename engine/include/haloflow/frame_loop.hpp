@@ -26,10 +26,11 @@ struct LoopVerdict {
 };
 
 //! \brief A CUDA conditional body holds kernels, device-to-device copies and empty nodes (and
-//! child graphs, which the plan cannot name): not a host node (the mpi exchange, under either
-//! handoff: the proxy's release is counted once a launch), not a stream node (NCCL captures what
-//! it likes), not a copy to or from the host. The first node of another kind is named.
-[[nodiscard]] LoopVerdict can_loop(const FramePlan& plan);
+//! child graphs, which the plan cannot name). A host node (the mpi exchange) loops only as the
+//! proxy handoff lowers it (`handoff` proxy or automatic: a kernel, whose executions the progress
+//! thread serves one by one), not as a CUDA host node; a stream node (NCCL captures what it likes)
+//! and a copy to or from the host do not loop. The first node that does not is named.
+[[nodiscard]] LoopVerdict can_loop(const FramePlan& plan, Handoff handoff = Handoff::host_node);
 
 //! \brief Empty when frames of `kind` can repeat on the device in one launch; else why not (an
 //! executor without graphs, a toolkit or driver without conditional nodes). Asks the driver only
@@ -44,9 +45,10 @@ class LoopExecutor;
 class FrameLoop {
  public:
   //! \brief Runs `cycle` (at least one frame, all of one executor) in order. On the graph
-  //! executor, where every plan can_loop() and the device can, one graph with a WHILE node holds
-  //! the whole cycle (lowered from the plans' current kernel parameters, again when a frame was
-  //! updated since); otherwise the frames are launched one by one and fallback() says why.
+  //! executor, where every plan can_loop() with its frame's handoff and the device can, one graph
+  //! with a WHILE node holds the whole cycle (lowered from the plans' current kernel parameters,
+  //! again when a frame was updated since); otherwise the frames are launched one by one and
+  //! fallback() says why.
   explicit FrameLoop(std::vector<Frame*> cycle);
   ~FrameLoop();
   FrameLoop(FrameLoop&&) noexcept;
