@@ -60,8 +60,9 @@ class GraphLoop final : public LoopExecutor {
     std::vector<cudaGraphNode_t> previous;  // the join of the plan before, if any
     for (Frame* frame : cycle) {
       auto* executor = dynamic_cast<GraphExecutor*>(&detail::executor_of(*frame));
-      if (executor == nullptr)
+      if (executor == nullptr) {
         throw Error(name_ + ": frame '" + frame->plan().name() + "' is not a graph executor's");
+      }
       executors_.push_back(executor);
       previous = {lower(body, frame->plan(), *executor, previous)};
     }
