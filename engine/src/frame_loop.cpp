@@ -67,7 +67,15 @@ FrameLoop::FrameLoop(std::vector<Frame*> cycle) : cycle_(std::move(cycle)) {
     if (!fallback_.empty()) break;
     fallback_ = can_loop(frame->plan(), frame->options().handoff).reason;
   }
-  if (on_device()) lower();
+  if (!on_device()) return;
+  try {
+    lower();
+  } catch (const Error& error) {
+    // A driver that refuses the loop (a conditional node it cannot run) leaves the frames one
+    // by one, with its words in the header, rather than no run at all.
+    device_.reset();
+    fallback_ = fmt::format("the loop's graph could not be built: {}", error.what());
+  }
 }
 
 FrameLoop::~FrameLoop() = default;

@@ -47,8 +47,8 @@ class FrameLoop {
   //! \brief Runs `cycle` (at least one frame, all of one executor) in order. On the graph
   //! executor, where every plan can_loop() with its frame's handoff and the device can, one graph
   //! with a WHILE node holds the whole cycle (lowered from the plans' current kernel parameters,
-  //! again when a frame was updated since); otherwise the frames are launched one by one and
-  //! fallback() says why.
+  //! again when a frame was updated since); otherwise (also where CUDA refuses to build that
+  //! graph) the frames are launched one by one and fallback() says why.
   explicit FrameLoop(std::vector<Frame*> cycle);
   ~FrameLoop();
   FrameLoop(FrameLoop&&) noexcept;
