@@ -1,7 +1,7 @@
 // The graph loop: a start kernel (the repetitions a launch asks for, patched only when they
 // change), then a CUDA WHILE node whose body holds the cycle's plans one after the other (each
 // lowered node by node as the graph executor lowers it, kernel priorities included; a join node
-// between two plans) and a counter kernel last, which ends the loop on the device. The plans'
+// between two plans) and a counter kernel beside them, which ends the loop on the device. The plans'
 // field sets alternate inside the body, so nothing is patched between repetitions. A proxied
 // host node (the mpi exchange) is its frame's own handoff kernel: it counts on the frame's
 // execution counter and rings the frame's slot, and after the launch the loop queues, repetition
@@ -66,7 +66,10 @@ class GraphLoop final : public LoopExecutor {
       executors_.push_back(executor);
       previous = {lower(body, frame->plan(), *executor, previous)};
     }
-    (void)add_counter(body, detail::loop_next_entry(), next_args_.data(), previous,
+    // The counter depends on nothing in the body: the condition is read only once the whole
+    // repetition has finished, so counting beside the frames keeps a kernel launch off the
+    // repetition's critical path.
+    (void)add_counter(body, detail::loop_next_entry(), next_args_.data(), {},
                       "counter of " + name_);
 
     cudaGraphExec_t exec = nullptr;

@@ -12,9 +12,9 @@ __global__ void loop_start(unsigned* left, unsigned repetitions) {
   *left = repetitions;
 }
 
-// The body's last node: every node of the repetition has finished when it runs. The condition
-// starts at 1 every launch (cudaGraphCondAssignDefault), and the start kernel asks for at least
-// one repetition, so only the end of the loop needs setting.
+// A root of the body, beside the frames: the condition it sets is read when the repetition ends.
+// It starts at 1 every launch (cudaGraphCondAssignDefault), and the start kernel asks for at
+// least one repetition, so only the end of the loop needs setting.
 __global__ void loop_next(unsigned* left, cudaGraphConditionalHandle handle) {
   const unsigned remaining = *left - 1;
   *left = remaining;
