@@ -1,8 +1,8 @@
 // The graph loop: a start kernel (the repetitions a launch asks for, patched only when they
 // change), then a CUDA WHILE node whose body holds the cycle's plans one after the other (each
 // lowered node by node as the graph executor lowers it, kernel priorities included; a join node
-// between two plans) and a counter kernel beside them, which ends the loop on the device. The plans'
-// field sets alternate inside the body, so nothing is patched between repetitions. A proxied
+// between two plans) and a counter kernel beside them, which ends the loop on the device. The
+// plans' field sets alternate inside the body, so nothing is patched between repetitions. A proxied
 // host node (the mpi exchange) is its frame's own handoff kernel: it counts on the frame's
 // execution counter and rings the frame's slot, and after the launch the loop queues, repetition
 // by repetition and frame by frame, the jobs the progress thread serves in that order.
