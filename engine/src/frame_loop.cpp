@@ -89,7 +89,8 @@ void FrameLoop::lower() {
     lowered_updates_.push_back(frame->updates());
     name += (name.empty() ? "" : " + ") + frame->plan().name();
   }
-  device_.reset();  // the old graph goes before the new one is built
+  if (device_) device_->wait();  // its last launch may still read the old graph
+  device_.reset();               // the old graph goes before the new one is built
   device_ = make_graph_loop(cycle_, "loop of " + name);
 }
 
