@@ -47,12 +47,16 @@ HALOFLOW_HD inline std::uint64_t nanoseconds_now() {
 // scope, so that the slot's contents stored before each flag are visible after it. After a
 // failure (never cleared: the run has failed) no block waits again: the frames queued behind it,
 // or the later repetitions of a frame loop, end at once, so a silent peer costs one deadline.
+// The failure word is host memory (a read crosses PCIe): looked at only before a wait.
 template <class T>
 HALOFLOW_HD inline bool wait_for_flags(const PeerReceive<T>& receive, std::uint64_t frame) {
-  if (SystemWord(receive.failure[0]).load(cuda::memory_order_relaxed) != 0) return false;
   const std::uint64_t start = nanoseconds_now();
   for (int m = 0; m < receive.messages; ++m) {
     SystemWord flag(*const_cast<std::uint64_t*>(flag_of(receive.flags, m)));
+    if (flag.load(cuda::memory_order_acquire) < frame &&
+        SystemWord(receive.failure[0]).load(cuda::memory_order_relaxed) != 0) {
+      return false;
+    }
     while (flag.load(cuda::memory_order_acquire) < frame) {
       if (nanoseconds_now() - start > receive.timeout_ns) {
         SystemWord(receive.failure[1]).store(frame, cuda::memory_order_relaxed);
