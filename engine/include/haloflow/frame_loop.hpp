@@ -51,7 +51,11 @@ class FrameLoop {
   //! graph) the frames are launched one by one and fallback() says why.
   explicit FrameLoop(std::vector<Frame*> cycle);
   ~FrameLoop();
+  //! \brief Takes over the cycle and its graph. \post the moved-from loop may only be destroyed
+  //! or assigned to.
   FrameLoop(FrameLoop&&) noexcept;
+  //! \brief Releases this loop's graph, then takes over the other's.
+  //! \post the moved-from loop may only be destroyed or assigned to.
   FrameLoop& operator=(FrameLoop&&) noexcept;
   FrameLoop(const FrameLoop&) = delete;
   FrameLoop& operator=(const FrameLoop&) = delete;
