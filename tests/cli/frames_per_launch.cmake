@@ -1,9 +1,10 @@
 # run.frames_per_launch (docs/architecture.md, "Frames per launch"): the bits of a launch a frame
 # for 2, 7 and 8 frames a launch, on 1 to 4 ranks (one rank's device self-exchange loops on the
 # graph executor, and so does the mpi exchange of several ranks under the default proxy handoff;
-# the host-node handoff case goes a frame a launch), for jacobi2d
-# with and without its norm and heat3d with frames of 1 and 3 steps; the header's line where the
-# frames loop and where they cannot; the refusal of a bad value (included by CMakeLists.txt).
+# the host-node handoff case goes a frame a launch), for jacobi2d with and without its norm, and
+# heat3d with frames of 1, 2 (a cycle of one frame twice) and 3 steps and over peer; the header's
+# line where the frames loop and where they cannot; the refusal of a bad value; a checkpoint and
+# restart under loops (included by CMakeLists.txt).
 
 file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/frames_per_launch)
 set(launch_dir ${CMAKE_CURRENT_BINARY_DIR}/frames_per_launch)
@@ -15,6 +16,7 @@ set(launch_cases
     "jacobi2d|jacobi2d_norm_host_node|--set jacobi2d.nx=40 --set jacobi2d.ny=34 --set jacobi2d.norm_every=5 --handoff host-node --steps 41"
     "heat3d|heat3d_peer|--set heat3d.nx=20 --set heat3d.ny=18 --set heat3d.nz=9 --transport peer --steps 13"
     "heat3d|heat3d|--set heat3d.nx=23 --set heat3d.ny=22 --set heat3d.nz=21 --steps 30"
+    "heat3d|heat3d_k2|--set heat3d.nx=23 --set heat3d.ny=22 --set heat3d.nz=21 --set heat3d.steps_per_frame=2 --steps 31"
     "heat3d|heat3d_k3|--set heat3d.nx=23 --set heat3d.ny=22 --set heat3d.nz=21 --set heat3d.steps_per_frame=3 --steps 31")
 set(launch_host_labels host mpi)
 set(launch_graph_labels gpu mpi)
