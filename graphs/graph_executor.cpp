@@ -7,6 +7,8 @@
 #include <string>
 #include <thread>
 
+#include "haloflow/error.hpp"
+
 namespace haloflow {
 namespace {
 
@@ -195,11 +197,7 @@ void GraphExecutor::add_handoff(std::size_t index, const std::vector<cudaGraphNo
                                             .executions = executions_.as<std::uint64_t>() + slot,
                                             .deadline_ns = release_timeout_ns_};
   handoff_arg_pointers_[slot] = &handoff_args_[slot];
-  cudaKernelNodeParams params{};
-  params.func = const_cast<void*>(detail::handoff_kernel_entry());
-  params.gridDim = dim3(1, 1, 1);
-  params.blockDim = dim3(1, 1, 1);
-  params.kernelParams = &handoff_arg_pointers_[slot];
+  const cudaKernelNodeParams params = handoff_params(index);
   cudaGraphNode_t* out = &nodes_[index];
   const std::string context = "handoff of host node '" + node.name() + "'";
   HALOFLOW_CUDA(cudaGraphAddKernelNode(out, graph_.get(), after.data(), after.size(), &params),
@@ -208,6 +206,21 @@ void GraphExecutor::add_handoff(std::size_t index, const std::vector<cudaGraphNo
   priority.priority = node.lane() == Lane::communication ? priorities_.highest : priorities_.lowest;
   HALOFLOW_CUDA(cudaGraphKernelNodeSetAttribute(*out, cudaLaunchAttributePriority, &priority),
                 context);
+}
+
+cudaKernelNodeParams GraphExecutor::handoff_params(std::size_t index) {
+  const auto found = std::find_if(proxied_.begin(), proxied_.end(),
+                                  [&](const Proxied& p) { return p.node == index; });
+  if (found == proxied_.end()) {
+    throw Error("frame '" + plan_.name() + "': node '" + plan_.node(index).name() +
+                "' is not a proxied host node");
+  }
+  cudaKernelNodeParams params{};
+  params.func = const_cast<void*>(detail::handoff_kernel_entry());
+  params.gridDim = dim3(1, 1, 1);
+  params.blockDim = dim3(1, 1, 1);
+  params.kernelParams = &handoff_arg_pointers_[found->slot];
+  return params;
 }
 
 namespace {
@@ -266,10 +279,14 @@ void GraphExecutor::add_captured(std::size_t index, const StreamWork& work,
 void GraphExecutor::launch(CUstream_st* stream) {
   launched_on_ = stream != nullptr ? stream : stream_.get();
   HALOFLOW_CUDA(cudaGraphLaunch(executable_.get(), launched_on_), plan_.name());
-  const std::uint64_t sequence = ++launches_;
-  if (proxied_.empty()) return;
   // After the launch succeeded: a job is only ever queued for an execution that will ring. The
   // doorbell may already have rung; the thread then serves the job at once.
+  expect_execution();
+}
+
+void GraphExecutor::expect_execution() {
+  const std::uint64_t sequence = ++launches_;
+  if (proxied_.empty()) return;
   auto* slots = slots_.as<detail::HandoffSlot>();
   for (const Proxied& p : proxied_) {
     progress_->submit(detail::HandoffJob{.slot = slots + p.slot,

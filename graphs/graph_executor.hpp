@@ -49,6 +49,16 @@ class GraphExecutor final : public Executor {
   //! How the host nodes were lowered (never Handoff::automatic).
   [[nodiscard]] Handoff handoff() const { return handoff_; }
 
+  // A frame loop (graph_loop.cpp) repeats this frame's nodes in its own graph; its copies of the
+  // handoff kernels count on this frame's execution counters and ring its slots, so the progress
+  // thread serves them as this frame's launches.
+  //! The handoff kernel of proxied host node `index`, as its node here was added; the pointers
+  //! stay valid for the executor's life. 	hrows Error for a node that is not proxied.
+  [[nodiscard]] cudaKernelNodeParams handoff_params(std::size_t index);
+  //! Queues the progress thread's jobs for one more execution of the frame's handoff kernels, as
+  //! a launch does; call it only after the graph that executes them was launched.
+  void expect_execution();
+
  private:
   void add_node(std::size_t index, const std::vector<cudaGraphNode_t>& after);
   void add_handoff(std::size_t index, const std::vector<cudaGraphNode_t>& after);

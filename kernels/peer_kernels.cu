@@ -46,15 +46,26 @@ HALOFLOW_HD inline std::uint64_t nanoseconds_now() {
 // `sent_ns`, so that a receive that comes after a host-staged exchange's bounded wait in a mixed
 // chain does not add a second timeout to it): then the failure words say which message did not
 // come, and false. The flags are written by other processes (or GPUs): acquire loads at system
-// scope, so that the slot's contents stored before each flag are visible after it.
+// scope, so that the slot's contents stored before each flag are visible after it. After a
+// failure (never cleared: the run has failed) no block waits long again: the frames queued behind
+// it, or the later repetitions of a frame loop, end soon, so a silent peer costs one deadline.
+// The failure word is host memory (a read crosses PCIe): looked at once, and only after a wait
+// longer than a halo's usual latency, so that no frame that gets its halos pays for the look.
 template <class T>
 HALOFLOW_HD inline bool wait_for_flags(const PeerReceive<T>& receive, std::uint64_t frame,
                                        std::uint64_t sent_ns) {
+  constexpr std::uint64_t kLookForFailureNs = 20000;
   const std::uint64_t start = sent_ns;
+  bool looked = false;
   for (int m = 0; m < receive.messages; ++m) {
     SystemWord flag(*const_cast<std::uint64_t*>(flag_of(receive.flags, m)));
     while (flag.load(cuda::memory_order_acquire) < frame) {
-      if (nanoseconds_now() - start > receive.timeout_ns) {
+      const std::uint64_t waited = nanoseconds_now() - start;
+      if (!looked && waited > kLookForFailureNs) {
+        looked = true;
+        if (SystemWord(receive.failure[0]).load(cuda::memory_order_relaxed) != 0) return false;
+      }
+      if (waited > receive.timeout_ns) {
         SystemWord(receive.failure[1]).store(frame, cuda::memory_order_relaxed);
         SystemWord(receive.failure[0])
             .store(static_cast<std::uint64_t>(m) + 1, cuda::memory_order_release);

@@ -19,8 +19,10 @@ using input::shown;
 
 const std::vector<std::string> kCommonRunKeys{"executor", "output", "progress_every"};
 const std::vector<std::string> kSteppingRunKeys{
-    "steps",        "warmup", "vtk",       "vtk_precision",    "vtk_compression",
-    "output_every", "png",    "png_slice", "checkpoint_every", "timeout_s"};
+    "steps",         "warmup",           "vtk",
+    "vtk_precision", "vtk_compression",  "output_every",
+    "png",           "png_slice",        "checkpoint_every",
+    "timeout_s",     "frames_per_launch"};
 
 bool contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
@@ -156,6 +158,8 @@ void read_run(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
   c.run.checkpoint_every =
       static_cast<int>(fields.integer(run, "/run/checkpoint_every", 0, 0, 100000000));
   c.run.timeout_s = fields.number(run, "/run/timeout_s", c.run.timeout_s, kMinTimeout, kMaxTimeout);
+  c.run.frames_per_launch =
+      static_cast<int>(fields.integer(run, "/run/frames_per_launch", 1, 1, kMostFramesPerLaunch));
 }
 
 void read_exchange(JsonFields& fields, const nlohmann::json& root, CaseFile& c) {
@@ -277,6 +281,7 @@ nlohmann::json CaseFile::resolved() const {
     run_json["png_slice"] = run.png_slice >= 0 ? nlohmann::json(run.png_slice) : "auto";
     run_json["checkpoint_every"] = run.checkpoint_every;
     run_json["timeout_s"] = run.timeout_s;
+    run_json["frames_per_launch"] = run.frames_per_launch;
   }
   model->resolve_run(run_json);
   return {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -36,12 +37,18 @@ struct RunSection {
   //! VTK and PNG at step 0, every this many steps and after the last; 0: step 0 and the last.
   int output_every = 0;
   int checkpoint_every = 0;  //!< a checkpoint every this many steps; 0: none
-  bool png = false;          //!< RUN_DIR/png/NAME_STEP.png of the field at each output
-  int png_slice = -1;        //!< the z layer a 3D field's picture shows; -1: auto
+  //! The most frames one launch runs (RunOptions::frames_per_launch); 1: a launch a frame.
+  int frames_per_launch = 1;
+  bool png = false;    //!< RUN_DIR/png/NAME_STEP.png of the field at each output
+  int png_slice = -1;  //!< the z layer a 3D field's picture shows; -1: auto
   //! Seconds any halo exchange or collective may wait for the other ranks before the run ends
   //! naming them (--timeout overrides it).
   double timeout_s = 60;
 };
+
+//! The most /run/frames_per_launch allows: a launch's repetitions are counted in 32 bits on the
+//! device, and a million frames a launch is already seconds of GPU work between two looks.
+inline constexpr std::int64_t kMostFramesPerLaunch = 1000000;
 
 //! The bounds of /run/timeout_s and --timeout, seconds.
 inline constexpr double kMinTimeout = 0.1;

@@ -101,6 +101,7 @@ PointRun run_point(const CaseFile& c, bool have_gpu, bool root, const std::strin
   options.handoff = c.exchange.handoff;
   options.transport = c.exchange.transport;
   options.exchange_timeout = Seconds(c.run.timeout_s);
+  options.frames_per_launch = c.run.frames_per_launch;
   options.gather = true;
   options.stop_on_signal = true;  // SIGINT, SIGTERM: every rank stops after the same frame
   // A progress line on a terminal only (a log keeps the points' lines alone).

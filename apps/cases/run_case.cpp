@@ -131,6 +131,7 @@ struct RunPlan {
     // The hidden fraction costs a few dozen extra frames before the warm-up; GPU executors only.
     o.measure_overlap = executor != ExecutorKind::host;
     o.progress_every = c.run.progress_every;
+    o.frames_per_launch = c.run.frames_per_launch;
     o.exchange_timeout = Seconds(c.run.timeout_s);
     o.stop_on_signal = true;
     const bool root = mpi.world_rank() == 0;

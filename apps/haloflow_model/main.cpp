@@ -174,9 +174,9 @@ void add_flags(CLI::App& app, Flags& f) {
 
 // The --set paths of run and exchange that haloflow_model takes (it writes no outputs, and its
 // model is its first argument).
-const std::vector<std::string> kTakenPointers{"/run/steps",        "/run/warmup",
-                                              "/run/executor",     "/run/timeout_s",
-                                              "/exchange/handoff", "/exchange/transport"};
+const std::vector<std::string> kTakenPointers{
+    "/run/steps",        "/run/warmup",         "/run/executor",         "/run/timeout_s",
+    "/exchange/handoff", "/exchange/transport", "/run/frames_per_launch"};
 
 // kTakenPointers as --set spells them: "run.steps, run.warmup, ...".
 std::string taken_paths() {
@@ -314,6 +314,7 @@ int run(Flags& f, const haloflow::MpiSession& mpi) {
   options.transport = c.exchange.transport;
   options.self_on_device = f.self_exchange == "device";
   options.exchange_timeout = std::chrono::duration<double>(c.run.timeout_s);
+  options.frames_per_launch = c.run.frames_per_launch;
   options.measure_overlap = f.overlap;
   const auto result = model.run_steps(options, MPI_COMM_WORLD);
   if (mpi.world_rank() == 0) {

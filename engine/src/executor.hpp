@@ -103,6 +103,15 @@ class Executor {
   }
 };
 
+//! A cycle of plans repeated on the device in one launch (FrameLoop's graph half).
+class LoopExecutor {
+ public:
+  virtual ~LoopExecutor() = default;
+  //! Queues the cycle `repetitions` (>= 1) times; null `stream`: the loop's own.
+  virtual void launch(int repetitions, CUstream_st* stream) = 0;
+  virtual void wait() = 0;
+};
+
 // Reads `plan` during construction and keeps a reference: the Frame owns both. The GPU
 // executors are ports (gpu_ports.hpp).
 std::unique_ptr<Executor> make_host_executor(FramePlan& plan, const HostOrdering& ordering);

@@ -142,6 +142,7 @@ struct Frame::State {
   ExecutorKind kind;
   FrameOptions options;
   std::vector<std::size_t> checked;  // nodes with a check, asked at launch and wait
+  std::uint64_t updates = 0;         // kernel-parameter updates taken
   HostNodeFailures failures;
   std::unique_ptr<Executor> executor;  // declared last: destroyed first, while the plan lives
 };
@@ -212,6 +213,7 @@ KernelArgs& Frame::kernel_args(std::size_t index) {
 
 void Frame::patched(std::size_t index) {
   state_->executor->kernel_args_changed(index);
+  ++state_->updates;
 }
 
 void Frame::launch() {
@@ -219,6 +221,11 @@ void Frame::launch() {
 }
 
 void Frame::launch(CUstream_st* stream) {
+  before_launch();
+  state_->executor->launch(stream);
+}
+
+void Frame::before_launch() {
   // A host node of an earlier launch failed: report it now rather than queue more frames that
   // would skip their host work anyway.
   if (state_->failures.pending()) {
@@ -226,7 +233,6 @@ void Frame::launch(CUstream_st* stream) {
     state_->failures.rethrow();
   }
   check_nodes();
-  state_->executor->launch(stream);
 }
 
 void Frame::wait() {
@@ -266,6 +272,10 @@ ExecutorKind Frame::executor() const {
 
 const FrameOptions& Frame::options() const {
   return state_->options;
+}
+
+std::uint64_t Frame::updates() const {
+  return state_->updates;
 }
 
 Executor& detail::executor_of(Frame& frame) {

@@ -35,6 +35,15 @@ std::unique_ptr<Executor> make_graph_executor(FramePlan& plan, HostNodeFailures&
                                               const FrameOptions& options);
 std::unique_ptr<Executor> make_stream_executor(FramePlan& plan, int lanes,
                                                HostNodeFailures& failures);
+//! The graph loop (graphs/graph_loop.cpp): the plans of `cycle` (frames of the graph executor)
+//! lowered, in order, into the body of a CUDA WHILE node that a counter kernel ends after the
+//! repetitions a launch asks for; proxied host nodes as their frame's handoff kernels, whose
+//! executions the loop's launch queues with their frames. The plans are read during construction
+//! only (their current kernel parameters). \pre each plan can_loop() with its frame's handoff.
+std::unique_ptr<LoopExecutor> make_graph_loop(const std::vector<Frame*>& cycle,
+                                              const std::string& name);
+//! Empty when this toolkit and driver have conditional nodes that a kernel sets; else why not.
+[[nodiscard]] std::string conditional_nodes_missing();
 //! Graph executor: CUPTI (kernels and copies from activity records, host nodes time-stamped
 //! with cuptiGetTimestamp). Subscribes to graph-node cloning at once, so create it before the
 //! frame is instantiated. \throws Error when CUPTI cannot be used.

@@ -113,6 +113,21 @@ TEST_CASE("a model's run keys belong to it: the seed counts frames, the others s
         std::string::npos);
 }
 
+TEST_CASE("run.frames_per_launch: 1 by default, a count of frames, refused below 1 by name") {
+  CHECK(parsed(R"({"model": "jacobi2d"})").run.frames_per_launch == 1);
+  const auto c = parsed(R"({"model": "heat3d", "run": {"frames_per_launch": 8}})");
+  CHECK(c.run.frames_per_launch == 8);
+  CHECK(c.resolved()["run"]["frames_per_launch"] == 8);
+  CHECK(errors_of(R"({"model": "jacobi2d", "run": {"frames_per_launch": 0}})") ==
+        "case.json: 1 problem:\n  /run/frames_per_launch: 0 is not allowed; expected an integer "
+        "from 1 to 1000000");
+  CHECK(errors_of(R"({"model": "euler2d", "run": {"frames_per_launch": "many"}})")
+            .find("/run/frames_per_launch: \"many\" is not allowed") != std::string::npos);
+  CHECK(errors_of(R"({"model": "seed", "run": {"frames_per_launch": 2}})")
+            .find("/run/frames_per_launch: applies to the jacobi2d, heat3d and euler2d models") !=
+        std::string::npos);
+}
+
 TEST_CASE("files that are not cases are refused with the reason") {
   CHECK_THROWS_WITH_AS((void)cases::read_case_text(HALOFLOW_SOURCE_DIR "/json"),
                        HALOFLOW_SOURCE_DIR "/json: is a directory; expected a JSON case file",

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "frame_loops.hpp"
 #include "haloflow/error.hpp"
 #include "test_mpi.hpp"
 #include "timed_steps.hpp"
@@ -106,4 +107,54 @@ TEST_CASE("a frame that says it took more steps than allowed ends the run") {
   OverreachingModel model;
   CHECK_THROWS_WITH_AS((void)models::run_timed_steps(host_run(4), world(), model),
                        "a model's frame took 5 steps where 1 to 4 were allowed", Error);
+}
+
+TEST_CASE("several frames a launch: the progress reports end launches too, and the report says") {
+  PairedModel model;
+  model.per = 100;  // a model that would take every step it is allowed
+  models::RunOptions run = host_run(10);
+  struct Listener final : models::RunListener {
+    std::vector<int> progress_seen;
+    [[nodiscard]] Wants wants() const override { return {.progress = true}; }
+    void progress(int done, int /*steps*/) override { progress_seen.push_back(done); }
+  } listener;
+  run.listener = &listener;
+  run.progress_every = 4;
+  run.frames_per_launch = 8;
+  const models::StepTimes times = models::run_timed_steps(run, world(), model);
+  CHECK(model.launches == std::vector<Launch>{{0, 4}, {4, 4}, {8, 2}});
+  CHECK(times.launches ==
+        "frames per launch: 1 of the 8 asked (run.frames_per_launch): this model launches its "
+        "frames one by one");
+  // A frame a launch: the progress reports do not bound the frames, as before.
+  model.launches.clear();
+  run.frames_per_launch = 1;
+  CHECK(models::run_timed_steps(run, world(), model).launches.empty());
+  CHECK(model.launches == std::vector<Launch>{{0, 10}});
+}
+
+TEST_CASE("the frames a launch takes stop at `most` and before a step that needs its own frame") {
+  const auto never = [](int) { return false; };
+  CHECK(models::frames_that_fit(8, 1, 0, 100, never) == 8);
+  CHECK(models::frames_that_fit(8, 2, 0, 5, never) == 2);  // two frames of 2 in 5 steps
+  CHECK(models::frames_that_fit(8, 3, 4, 2, never) == 0);
+  CHECK(models::frames_that_fit(1, 1, 0, 100, never) == 1);
+  // A norm every 5 steps, from step 3: steps 3, 4 in frames of 1; 3..8 in frames of 2 (5 is in
+  // the second).
+  const auto norm_every_5 = [](int step) { return step % 5 == 0; };
+  CHECK(models::frames_that_fit(8, 1, 3, 100, norm_every_5) == 2);
+  CHECK(models::frames_that_fit(8, 2, 3, 100, norm_every_5) == 1);
+  CHECK(models::frames_that_fit(8, 1, 5, 100, norm_every_5) == 0);
+}
+
+TEST_CASE("the header's line says what a launch holds, or why the frames go one by one") {
+  CHECK(models::frames_per_launch_line(1, "").empty());
+  CHECK(models::frames_per_launch_line(1, "anything").empty());
+  CHECK(models::frames_per_launch_line(8, "") ==
+        "frames per launch: 8 (run.frames_per_launch): a CUDA graph WHILE node repeats the frames "
+        "of both field sets on the GPU; a launch ends early at norms, outputs, checkpoints and "
+        "progress reports");
+  CHECK(models::frames_per_launch_line(3, "host node 'x' of frame 'y' is host work") ==
+        "frames per launch: 1 of the 3 asked (run.frames_per_launch): host node 'x' of frame 'y' "
+        "is host work");
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "field_gather.hpp"
+#include "frame_loops.hpp"
 #include "haloflow/bounded_mpi.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/cell_box.hpp"
@@ -191,17 +192,36 @@ class HeatStepping final : public SteppingState {
     for (int steps = 2; steps <= step_frame_.steps(); ++steps) {
       frames_.push_back({build_steps_frame(steps, 0), build_steps_frame(steps, 1)});
     }
+    // Several frames a launch: the k-step frames, from either parity (k even: the same frame
+    // twice, since k steps bring the field back to its set).
+    if (config_.run.frames_per_launch > 1) {
+      auto& steady = frames_.back();
+      const auto after = static_cast<std::size_t>(step_frame_.steps() % 2);
+      loops_.emplace(config_.run.frames_per_launch,
+                     std::array<std::array<Frame*, 2>, 2>{
+                         {{&steady[0], &steady[after]}, {&steady[1], &steady[1 - after]}}});
+    }
   }
 
   // After n steps the field is in u for even n, in u_new for odd n, whatever frames took them:
   // each sub-step swaps the buffers, so a frame starting at step n reads the set of n's parity.
   int step(int step, int /*steps*/, int most, CUstream_st* stream) override {
+    if (loops_) {
+      const int per_frame = step_frame_.steps();
+      const int frames = frames_that_fit(loops_->frames_per_launch(), per_frame, step, most,
+                                         [](int) { return false; });
+      if (frames >= 2) {
+        loops_->launch(frames, static_cast<std::size_t>(step % 2), stream);
+        return frames * per_frame;
+      }
+    }
     const int taken = std::min(step_frame_.steps(), most);
     frames_[static_cast<std::size_t>(taken - 1)][static_cast<std::size_t>(step % 2)].launch(stream);
     return taken;
   }
 
   void settle() override {
+    if (loops_) loops_->wait();
     for (auto& pair : frames_) {
       for (Frame& frame : pair) frame.wait();
     }
@@ -218,6 +238,9 @@ class HeatStepping final : public SteppingState {
   }
   // The frame the steady state runs: k steps.
   [[nodiscard]] const FramePlan* step_plan() const override { return &frames_.back()[0].plan(); }
+  [[nodiscard]] std::string launch_line() const override {
+    return loops_ ? loops_->line() : std::string{};
+  }
   [[nodiscard]] Coord3 process_grid() const override { return grid_.process_grid(); }
 
   [[nodiscard]] bool has_field() const override { return true; }
@@ -504,6 +527,7 @@ class HeatStepping final : public SteppingState {
   const std::size_t owned_bytes_;
   //! [steps - 1][parity of the first step]: the frames of 1 to k steps.
   std::vector<std::array<Frame, 2>> frames_;
+  std::optional<FrameLoops> loops_;  // run.frames_per_launch > 1: the k-step frames as loops
 };
 
 }  // namespace

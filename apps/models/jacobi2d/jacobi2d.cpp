@@ -2,8 +2,10 @@
 // cells deep, interior sweep in the bulk lane, boundary sweeps after the unpack, each sweep taking
 // the k steps in one pass over memory), one of one step otherwise, and one of one step with the
 // norm's nodes for the steps that report it; each in one executable frame per field set (the two
-// buffers swap without patching); the norms are logged on the device and read back in batches. The
-// frames' plans: jacobi2d_frames.cpp.
+// buffers swap without patching); the norms are logged on the device and read back in batches.
+// With run.frames_per_launch above 1, the steady frames of both sets also as loops
+// (frame_loops.hpp) that run up to the next norm step in one launch. The frames' plans:
+// jacobi2d_frames.cpp.
 
 #include "jacobi2d.hpp"
 
@@ -13,11 +15,13 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "field_gather.hpp"
+#include "frame_loops.hpp"
 #include "haloflow/bounded_mpi.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/cell_box.hpp"
@@ -255,9 +259,29 @@ class JacobiStepping final : public SteppingState {
                  jacobi::plan_sweeps(split_update(update_, layout_, k_steps(frame_steps_)), layout_,
                                      config_, frame_steps_, fixed_));
     }
+    // Several frames a launch: the frames the steady state runs, from either field set.
+    if (config_.run.frames_per_launch > 1) {
+      auto& steady = frames_[kind_index(steady_kind())];
+      loops_.emplace(config_.run.frames_per_launch,
+                     std::array<std::array<Frame*, 2>, 2>{
+                         {{&steady[0], &steady[1]}, {&steady[1], &steady[0]}}});
+    }
   }
 
   int step(int step, int steps, int most, CUstream_st* stream) override {
+    if (loops_) {
+      // The steady frames up to the next norm step (its own frame, and the log's reader) or
+      // the boundary `most` says.
+      const int per_frame = frame_steps_;
+      const int frames = frames_that_fit(loops_->frames_per_launch(), per_frame, step, most,
+                                         [&](int s) { return norm_due(s, steps); });
+      if (frames >= 2) {
+        loops_->launch(frames, current_, stream);
+        current_ ^= static_cast<std::size_t>(frames % 2);
+        done_steps_ = step + frames * per_frame;
+        return frames * per_frame;
+      }
+    }
     const bool norm = norm_due(step, steps);
     bool deep = frame_steps_ > 1 && most >= frame_steps_;
     for (int k = 0; deep && k < frame_steps_; ++k) deep = !norm_due(step + k, steps);
@@ -295,9 +319,11 @@ class JacobiStepping final : public SteppingState {
 
   // The frame the steady state runs most (without the norm).
   [[nodiscard]] const FramePlan* step_plan() const override {
-    return &frames_[kind_index(frame_steps_ > 1 ? jacobi::FrameKind::k_steps
-                                                : jacobi::FrameKind::step)][0]
-                .plan();
+    return &frames_[kind_index(steady_kind())][0].plan();
+  }
+
+  [[nodiscard]] std::string launch_line() const override {
+    return loops_ ? loops_->line() : std::string{};
   }
 
   [[nodiscard]] Coord3 process_grid() const override { return grid_.process_grid(); }
@@ -388,6 +414,10 @@ class JacobiStepping final : public SteppingState {
  private:
   static std::size_t kind_index(jacobi::FrameKind kind) { return static_cast<std::size_t>(kind); }
 
+  [[nodiscard]] jacobi::FrameKind steady_kind() const {
+    return frame_steps_ > 1 ? jacobi::FrameKind::k_steps : jacobi::FrameKind::step;
+  }
+
   [[nodiscard]] const Buffer& current_field() const {
     return current_ == 0 ? buffers_.a : buffers_.b;
   }
@@ -405,6 +435,7 @@ class JacobiStepping final : public SteppingState {
   }
 
   void wait_all() {
+    if (loops_) loops_->wait();
     for (auto& pair : frames_) {
       for (Frame& frame : pair) frame.wait();
     }
@@ -471,8 +502,9 @@ class JacobiStepping final : public SteppingState {
   const Box owned_;
   const std::size_t owned_bytes_;
   std::vector<std::array<Frame, 2>> frames_;
-  std::size_t current_ = 0;  // the field set holding the field: 0 a, 1 a_new
-  int done_steps_ = 0;       // steps launched since the start (or the restart)
+  std::optional<FrameLoops> loops_;  // run.frames_per_launch > 1: the steady frames as loops
+  std::size_t current_ = 0;          // the field set holding the field: 0 a, 1 a_new
+  int done_steps_ = 0;               // steps launched since the start (or the restart)
   std::vector<NormSample> norms_;
   // The steps whose norm frames were launched and whose logged sums the host has not read.
   std::vector<int> logged_steps_;

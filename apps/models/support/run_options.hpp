@@ -54,6 +54,10 @@ struct RunOptions {
   std::vector<unsigned char> restart_state;
   //! The steps between progress reports (RunListener::progress).
   int progress_every = 10;
+  //! The most frames one launch runs (run.frames_per_launch): above 1, a model whose frames can
+  //! loop on the device (FrameLoop) repeats them in one graph launch up to the next step the loop
+  //! must see; 1: a launch a frame.
+  int frames_per_launch = 1;
   //! After the warm-up, time the step frame, its interior (bulk lane) alone and its
   //! communication chain alone, `overlap_rounds` times each, and report the hidden fraction
   //! (StepTimes::overlap). GPU executors only; the fields are reset afterwards.
@@ -112,6 +116,8 @@ inline void check_state_size(const char* model, std::size_t got, std::size_t exp
 //! steps), and the hidden fraction when it was measured.
 struct StepTimes : haloflow::StepTimes {
   OverlapTimes overlap;  //!< when RunOptions::measure_overlap
+  //! What the steps' launches held (frames_per_launch_line): empty for a frame a launch.
+  std::string launches;
 };
 
 //! \brief What every stepping model's run measures besides its own figures, held once: by the

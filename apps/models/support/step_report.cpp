@@ -70,6 +70,7 @@ std::string times_lines(const StepSummary& run, const ReportOptions& options) {
       "in {:.4f} s (slowest rank)\n",
       1e6 * t.median_step_s, 1e6 * t.p10_step_s, 1e6 * t.p90_step_s, 1e6 * t.p99_step_s,
       1e6 * t.max_step_s, t.steps, t.total_s);
+  if (!t.launches.empty()) text += t.launches + "\n";
   if (t.overlap.measured) {
     const OverlapTimes& o = t.overlap;
     text += fmt::format(

@@ -5,6 +5,7 @@
 //! frames. Each model implements it once, in its own folder.
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "haloflow/decomposition.hpp"
@@ -43,6 +44,9 @@ class SteppingState {
   //! How this rank's halos travel to each neighbour, and why (HaloExchange::routes): the run's
   //! header says it. Empty for a model without an exchange.
   [[nodiscard]] virtual std::vector<HaloRoute> halo_routes() const { return {}; }
+  //! What the run's header says of RunOptions::frames_per_launch (frames_per_launch_line); empty:
+  //! the model launches a frame at a time whatever it asks.
+  [[nodiscard]] virtual std::string launch_line() const { return {}; }
   //! The model's process grid, for RunListener::started.
   [[nodiscard]] virtual Coord3 process_grid() const { return {1, 1, 1}; }
 

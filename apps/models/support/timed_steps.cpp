@@ -6,8 +6,11 @@
 #include <array>
 #include <chrono>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "frame_loops.hpp"
 #include "haloflow/bounded_mpi.hpp"
 #include "haloflow/buffer.hpp"
 #include "haloflow/error.hpp"
@@ -97,9 +100,15 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, Stepping
     model.reset();
   }
   listener.started(model.process_grid());
+  std::string launches = model.launch_line();
+  if (run.frames_per_launch > 1 && launches.empty()) {
+    launches =
+        frames_per_launch_line(run.frames_per_launch, "this model launches its frames one by one");
+  }
   if (wants.lines) {
     const auto routes = model.halo_routes();
     if (!routes.empty()) listener.say(halo_routes_line(routes));
+    if (!launches.empty()) listener.say(launches);
   }
   const bool outputs_field = wants.fields && model.has_field();
   if (outputs_field) model.output(first);
@@ -125,6 +134,9 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, Stepping
     if (checkpoints)
       next = std::min(next, (step / run.checkpoint_every + 1) * run.checkpoint_every);
     if (outputs) next = std::min(next, (step / run.output_every + 1) * run.output_every);
+    // Several frames a launch: the progress reports stay at their steps too.
+    if (wants.progress && run.frames_per_launch > 1)
+      next = std::min(next, (step / every + 1) * every);
     clock.mark(step - first);
     if (wants.every_frame) listener.frame_begins(frame);
     const int taken =
@@ -182,6 +194,7 @@ StepTimes run_timed_steps(const RunOptions& run, MPI_Comm communicator, Stepping
   static_cast<haloflow::StepTimes&>(times) =
       slowest_rank(summarize_steps(seconds, timed, total), communicator, run.exchange_timeout);
   times.overlap = overlap;
+  times.launches = std::move(launches);
   return times;
 }
 

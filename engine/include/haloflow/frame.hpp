@@ -145,11 +145,17 @@ class Frame {
   [[nodiscard]] ExecutorKind executor() const;
   //! \brief The options given at construction.
   [[nodiscard]] const FrameOptions& options() const;
+  //! \brief How many kernel-parameter updates the frame has taken: a FrameLoop lowered from
+  //! the plan lowers it again when this has changed.
+  [[nodiscard]] std::uint64_t updates() const;
 
  private:
   // The engine's own tools (CUPTI recording, graph inspection) reach the executor; users see
   // the plan and, through haloflow/graph_dot.hpp, the lowered graph.
   friend Executor& detail::executor_of(Frame& frame);
+  // A loop launches the frames' work itself, and reports and checks them as launch() does.
+  friend class FrameLoop;
+  void before_launch();
 
   [[nodiscard]] std::size_t locate(std::size_t index, std::string_view name,
                                    const std::type_info& params) const;

@@ -15,6 +15,7 @@
 #include "haloflow/device.hpp"
 #include "haloflow/error.hpp"
 #include "haloflow/frame.hpp"
+#include "haloflow/frame_loop.hpp"
 #include "haloflow/graph_dot.hpp"
 #include "haloflow/halo.hpp"
 #include "haloflow/halo_exchange.hpp"
