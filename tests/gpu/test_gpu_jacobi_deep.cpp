@@ -57,7 +57,11 @@ template <class T>
 void check_depths() {
   for (const int depth : {2, 4, 8}) {
     for (const bool fixed : {false, true}) {
-      for (const auto& [nx, ny] : {std::pair{5, 3}, std::pair{300, 41}, std::pair{1000, 260}}) {
+      // Plain names, not a structured binding: CAPTURE's lambda cannot capture a binding under
+      // the sanitizer build's clang.
+      for (const auto& size : {std::pair{5, 3}, std::pair{300, 41}, std::pair{1000, 260}}) {
+        const int nx = size.first;
+        const int ny = size.second;
         for (const unsigned band : {0U, 5U}) {
           CAPTURE(depth);
           CAPTURE(fixed);

@@ -33,7 +33,11 @@ void check_depths() {
   for (const int depth : {2, 4, 8}) {
     for (const bool fixed : {false, true}) {
       // Narrower than a warp's strip, and wider than two, with a ragged end.
-      for (const auto& [nx, ny] : {std::pair{5, 3}, std::pair{300, 41}}) {
+      // Plain names, not a structured binding: CAPTURE's lambda cannot capture a binding under
+      // the sanitizer build's clang.
+      for (const auto& size : {std::pair{5, 3}, std::pair{300, 41}}) {
+        const int nx = size.first;
+        const int ny = size.second;
         CAPTURE(depth);
         CAPTURE(fixed);
         CAPTURE(nx);
