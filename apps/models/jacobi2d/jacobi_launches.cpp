@@ -16,6 +16,8 @@ namespace {
 // one-step sweep's 128 x 2.
 constexpr unsigned kTwoStepWarps = 4;
 constexpr unsigned kTwoStepHeight = 2;
+// CUDA's limit on grid.y: a launch with more bands gives each thread a longer run of rows.
+constexpr std::int64_t kGridLimit = 65535;
 
 }  // namespace
 
@@ -26,7 +28,6 @@ LaunchShape two_step_launch(const CellBox& box, unsigned rows_per_thread) {
         "at least one cell per axis and one row per thread",
         box.nx, box.ny, rows_per_thread));
   }
-  constexpr std::int64_t kGridLimit = 65535;  // CUDA's limit on grid.y
   constexpr std::int64_t kColumns = std::int64_t{kTwoStepWarps} * kTwoStepColumnsPerWarp;
   const std::int64_t columns = (box.nx + kColumns - 1) / kColumns;
   const std::int64_t band = std::int64_t{kTwoStepHeight} * rows_per_thread;
@@ -42,7 +43,6 @@ LaunchShape deep_launch(const CellBox& box, int depth, unsigned band_rows) {
         "cell per axis and one step",
         box.nx, box.ny, depth));
   }
-  constexpr std::int64_t kGridLimit = 65535;  // CUDA's limit on grid.y
   const std::int64_t warps_wide =
       (box.nx + deep_columns_per_warp(depth) - 1) / deep_columns_per_warp(depth);
   constexpr std::int64_t kWarpsPerBlock = kDeepBlockThreads / 32;
