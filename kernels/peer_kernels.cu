@@ -110,9 +110,12 @@ struct ReceiveElement {
   }
 };
 
+// A block's share of the sends of frame counters[0] + 1 (which it returns): its halo elements
+// stored into the receivers' slots, then the block counted done; the last block of the launch
+// raises the flags. Every thread of the block returns the frame.
 template <class T>
-__global__ void peer_send(std::size_t elements, __grid_constant__ const PeerSegments segments,
-                          __grid_constant__ const FieldTable<T> table, PeerSend send) {
+__device__ std::uint64_t send_block_share(std::size_t elements, const PeerSegments& segments,
+                                          const FieldTable<T>& table, const PeerSend& send) {
   // Read before this block counts itself finished: the last block bumps it only after that.
   const std::uint64_t frame = *send.counters + 1;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -124,17 +127,45 @@ __global__ void peer_send(std::size_t elements, __grid_constant__ const PeerSegm
   // cooperative grid sync), reach the receivers before the block counts itself done; the last
   // block to count (the count grows by gridDim.x a launch) raises the flags.
   __syncthreads();
-  if (threadIdx.x != 0) return;
+  if (threadIdx.x != 0) return frame;
   __threadfence_system();
   const std::uint64_t before =
       DeviceWord(send.counters[1]).fetch_add(1, cuda::memory_order_acq_rel);
-  if ((before + 1) % gridDim.x != 0) return;
+  if ((before + 1) % gridDim.x != 0) return frame;
+  // One system-scope fence, then relaxed stores: each a release pattern (fence, then a strong
+  // store), the fence cumulative over the other blocks' stores this block's count observed. A
+  // release store per flag would fence once a flag.
   __threadfence_system();
   for (int m = 0; m < send.messages; ++m) {
-    SystemWord(*send.flags[m]).store(frame, cuda::memory_order_release);
+    SystemWord(*send.flags[m]).store(frame, cuda::memory_order_relaxed);
   }
   send.counters[0] = frame;
   send.counters[2] = nanoseconds_now();
+  return frame;
+}
+
+// A block's share of the receive of `frame`: thread 0 waits for the flags (from `since_ns`), the
+// barrier hands its acquire to the block, which copies its elements of the slot into the ghosts.
+template <class T>
+__device__ void receive_block_share(std::size_t elements, const HaloSegments& segments,
+                                    const FieldTable<T>& table, const PeerReceive<T>& receive,
+                                    std::uint64_t frame, std::uint64_t since_ns) {
+  __shared__ bool arrived;
+  if (threadIdx.x == 0) arrived = wait_for_flags(receive, frame, since_ns);
+  __syncthreads();  // thread 0's acquire, then the barrier: the slot is visible to the block
+  if (!arrived) return;
+  const T* const slot = receive.slots + (frame % 2) * receive.slot_elements;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t e = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       e < elements; e += stride) {
+    ReceiveElement<T>::apply(static_cast<std::int64_t>(e), segments, table, slot);
+  }
+}
+
+template <class T>
+__global__ void peer_send(std::size_t elements, __grid_constant__ const PeerSegments segments,
+                          __grid_constant__ const FieldTable<T> table, PeerSend send) {
+  (void)send_block_share(elements, segments, table, send);
 }
 
 template <class T>
@@ -154,19 +185,29 @@ void peer_send_on_host(const LaunchShape& /*shape*/, std::size_t elements, PeerS
 template <class T>
 __global__ void peer_receive(std::size_t elements, __grid_constant__ const HaloSegments segments,
                              __grid_constant__ const FieldTable<T> table, PeerReceive<T> receive) {
-  // The send kernel of this frame has finished (it comes first in the frame): its count is ours.
-  const std::uint64_t frame = *receive.counters;
-  __shared__ bool arrived;
-  if (threadIdx.x == 0) arrived = wait_for_flags(receive, frame, receive.counters[2]);
-  __syncthreads();  // thread 0's acquire, then the barrier: the slot is visible to the block
-  if (arrived) {
-    const T* const slot = receive.slots + (frame % 2) * receive.slot_elements;
-    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    for (std::size_t e = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         e < elements; e += stride) {
-      ReceiveElement<T>::apply(static_cast<std::int64_t>(e), segments, table, slot);
-    }
-  }
+  // The send kernel of this frame has finished (it comes before in the frame): its count is ours.
+  receive_block_share(elements, segments, table, receive, receive.counters[0],
+                      receive.counters[2]);
+}
+
+// The exchange of peer routes only, in one kernel: each block stores its share of the sends, then
+// waits for this frame's flags and copies its share of the slot. The sends read owned cells and
+// the copies write ghosts, so no block's copy meets another's sends. A block waits only after its
+// own stores are counted, so the flags it waits for need no block that cannot start: the last
+// block to count raises this rank's flags, and the neighbours' come from their own kernels. The
+// grid is small (a block per 256 halo elements, at most the exchange's usual count), so every block
+// is resident once the kernels beside it make room. Its deadline counts from the block's own
+// wait: nothing of this rank waited before it in the exchange.
+template <class T>
+__global__ void peer_exchange(std::size_t send_elements,
+                              __grid_constant__ const PeerSegments send_segments,
+                              std::size_t receive_elements,
+                              __grid_constant__ const HaloSegments receive_segments,
+                              __grid_constant__ const FieldTable<T> table, PeerSend send,
+                              PeerReceive<T> receive) {
+  const std::uint64_t frame = send_block_share(send_elements, send_segments, table, send);
+  receive_block_share(receive_elements, receive_segments, table, receive, frame,
+                      nanoseconds_now());
 }
 
 template <class T>
@@ -181,6 +222,15 @@ void peer_receive_on_host(const LaunchShape& /*shape*/, std::size_t elements, Ha
   }
 }
 
+template <class T>
+void peer_exchange_on_host(const LaunchShape& shape, std::size_t send_elements,
+                           PeerSegments send_segments, std::size_t receive_elements,
+                           HaloSegments receive_segments, FieldTable<T> table, PeerSend send,
+                           PeerReceive<T> receive) {
+  peer_send_on_host(shape, send_elements, send_segments, table, send);
+  peer_receive_on_host(shape, receive_elements, receive_segments, table, receive);
+}
+
 // The parameter blocks as CUDA lays them out: far below the 4 KB every CUDA version takes.
 static_assert(sizeof(std::size_t) + sizeof(PeerSegments) + sizeof(FieldTable<double>) +
                   sizeof(PeerSend) <=
@@ -188,6 +238,9 @@ static_assert(sizeof(std::size_t) + sizeof(PeerSegments) + sizeof(FieldTable<dou
 static_assert(sizeof(std::size_t) + sizeof(HaloSegments) + sizeof(FieldTable<double>) +
                   sizeof(PeerReceive<double>) <=
               1280);
+static_assert(2 * sizeof(std::size_t) + sizeof(PeerSegments) + sizeof(HaloSegments) +
+                  sizeof(FieldTable<double>) + sizeof(PeerSend) + sizeof(PeerReceive<double>) <=
+              4096);
 
 }  // namespace
 
@@ -201,6 +254,11 @@ KernelRef<std::size_t, HaloSegments, FieldTable<T>, PeerReceive<T>> peer_receive
   return {&peer_receive<T>, &peer_receive_on_host<T>, "peer_receive"};
 }
 
+template <class T>
+PeerExchangeKernel<T> peer_exchange_kernel() {
+  return {&peer_exchange<T>, &peer_exchange_on_host<T>, "peer_exchange"};
+}
+
 template KernelRef<std::size_t, PeerSegments, FieldTable<float>, PeerSend>
 peer_send_kernel<float>();
 template KernelRef<std::size_t, PeerSegments, FieldTable<double>, PeerSend>
@@ -209,5 +267,7 @@ template KernelRef<std::size_t, HaloSegments, FieldTable<float>, PeerReceive<flo
 peer_receive_kernel<float>();
 template KernelRef<std::size_t, HaloSegments, FieldTable<double>, PeerReceive<double>>
 peer_receive_kernel<double>();
+template PeerExchangeKernel<float> peer_exchange_kernel<float>();
+template PeerExchangeKernel<double> peer_exchange_kernel<double>();
 
 }  // namespace haloflow::detail

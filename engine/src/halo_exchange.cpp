@@ -658,12 +658,10 @@ ExchangeNodes HaloExchange<T>::add_to(FramePlan& plan, std::vector<std::string> 
     }
   }
   if (s.staged.empty()) {
-    // Peer to peer only: two kernels, the send under the first three names.
-    names.download = names.pack;
-    names.exchange = names.pack;
-    names.upload = names.pack;
-    add_peer_send(plan, names.pack, std::move(after), shape, field_set);
-    add_peer_receive(plan, names.unpack, {names.pack}, self_copy, shape, field_set);
+    // Peer to peer only: one kernel, the send then the receive, under every name but the self
+    // copy's (the chain is one kernel launch, not two in a row).
+    names.pack = names.download = names.upload = names.unpack = names.exchange;
+    add_peer_exchange(plan, names.exchange, std::move(after), self_copy, shape, field_set);
     return names;
   }
   // Peer routes beside the staged ones: their stores go first, before anything of this rank can
@@ -812,6 +810,34 @@ void HaloExchange<T>::add_peer_receive(FramePlan& plan, const std::string& name,
 }
 
 template <class T>
+void HaloExchange<T>::add_peer_exchange(FramePlan& plan, const std::string& name,
+                                        std::vector<std::string> after,
+                                        const std::string& self_copy, const LaunchShape& shape,
+                                        std::size_t field_set) {
+  State& s = *state_;
+  // The exchange's last node, so it joins the self copy (as the unpack does): its sends then
+  // start after the copy, which runs beside nothing else of the exchange, so the chain is as
+  // long as the send's and receive's was (the copy, the exchange; the send, the receive).
+  if (!self_copy.empty()) after.push_back(self_copy);
+  std::vector<Access> access = s.field_accesses(s.stored, field_set, true);
+  std::ranges::copy(s.field_accesses(s.stored, field_set, false), std::back_inserter(access));
+  if (!self_copy.empty()) access.push_back(reads(s.done_token(), buffer_cells(1)));
+  const LaunchShape sends = peer_blocks(s.stored.send_elements, shape);
+  const LaunchShape receives = peer_blocks(s.stored.receive_elements, shape);
+  plan.add_kernel({.name = name,
+                   .lane = Lane::communication,
+                   .after = std::move(after),
+                   .access = std::move(access)},
+                  detail::peer_exchange_kernel<T>(), sends.grid.x >= receives.grid.x ? sends : receives,
+                  s.stored.send_count(), s.peer_send_list, s.stored.receive_count(),
+                  s.peer_receive_list, s.table(field_set), s.peer_send(), s.peer_receive());
+  // As the receive's: a flag that never came is reported naming the neighbour.
+  std::get<KernelWork>(plan.node(plan.nodes().size() - 1).work).check = [state = state_.get()] {
+    state->check_peer();
+  };
+}
+
+template <class T>
 void HaloExchange<T>::use_field_set(Frame& frame, std::size_t set) {
   State& s = *state_;
   if (set >= s.field_sets.size()) {
@@ -828,15 +854,22 @@ void HaloExchange<T>::use_field_set(Frame& frame, std::size_t set) {
   if (!s.stored.empty()) {
     // The peer kernels' names: the whole chain's (peer only), or their own beside the staged.
     const bool mixed = !s.staged.empty();
+    if (!mixed) {
+      frame.update(KernelNode<std::size_t, detail::PeerSegments, std::size_t, HaloSegments,
+                              FieldTable<T>, detail::PeerSend, detail::PeerReceive<T>>{
+                       0, prefix + ".exchange"},
+                   s.stored.send_count(), s.peer_send_list, s.stored.receive_count(),
+                   s.peer_receive_list, s.table(set), s.peer_send(), s.peer_receive());
+      return;
+    }
     frame.update(
         KernelNode<std::size_t, detail::PeerSegments, FieldTable<T>, detail::PeerSend>{
-            0, prefix + (mixed ? ".peer_send" : ".pack")},
+            0, prefix + ".peer_send"},
         s.stored.send_count(), s.peer_send_list, s.table(set), s.peer_send());
     frame.update(
         KernelNode<std::size_t, HaloSegments, FieldTable<T>, detail::PeerReceive<T>>{
-            0, prefix + (mixed ? ".peer_receive" : ".unpack")},
+            0, prefix + ".peer_receive"},
         s.stored.receive_count(), s.peer_receive_list, s.table(set), s.peer_receive());
-    if (!mixed) return;
   }
   using BufferNode = KernelNode<std::size_t, HaloSegments, FieldTable<T>, HaloBuffer<T>>;
   frame.update(BufferNode{0, prefix + ".pack"}, s.staged.send_count(), s.send_list, s.table(set),

@@ -84,4 +84,13 @@ KernelRef<std::size_t, PeerSegments, FieldTable<T>, PeerSend> peer_send_kernel()
 template <class T>
 KernelRef<std::size_t, HaloSegments, FieldTable<T>, PeerReceive<T>> peer_receive_kernel();
 
+//! (send elements, send segments, receive elements, receive segments, fields, send, receive):
+//! the send, then the receive of the same frame, in one kernel, for an exchange whose remote
+//! halos all travel peer to peer: the chain is one kernel, not two in a row.
+template <class T>
+using PeerExchangeKernel = KernelRef<std::size_t, PeerSegments, std::size_t, HaloSegments,
+                                     FieldTable<T>, PeerSend, PeerReceive<T>>;
+template <class T>
+PeerExchangeKernel<T> peer_exchange_kernel();
+
 }  // namespace haloflow::detail

@@ -74,9 +74,10 @@ foreach(replay_model jacobi2d heat3d euler2d seed)
   endforeach()
 endforeach()
 # Replays with the halos stored peer to peer, 2 ranks: on the host executor through a shared
-# window (CI), on the graph executor through CUDA IPC; the receive kernel's wait is part of the
-# unpack node the recording shows (every node, --per-frame: among the slowest eight it is only
-# when a rank happened to wait, and euler2d's interiors and boundaries fill them otherwise).
+# window (CI), on the graph executor through CUDA IPC; the receive's wait is part of the exchange
+# node the recording shows (the send and receive kernel; every node, --per-frame: among the
+# slowest eight it is only when a rank happened to wait, and euler2d's interiors and boundaries
+# fill them otherwise).
 foreach(replay_model jacobi2d heat3d euler2d)
   foreach(executor host graph)
     set(replay_run ${CMAKE_CURRENT_BINARY_DIR}/replay_peer_${executor}_${replay_model})
@@ -95,7 +96,7 @@ foreach(replay_model jacobi2d heat3d euler2d)
               ${replay_run}_timeline.svg --report ${replay_run}_report.json --force
       LABELS ${peer_replay_labels} TIMEOUT 120
       FIXTURES_SETUP replay_peer_${executor}_${replay_model}
-      PASS_REGEX "replay of '[^']*' on the ${executor} executor, 2 ranks: 3 frames.*recording costs .*halo.unpack.*wrote .*_report.json")
+      PASS_REGEX "replay of '[^']*' on the ${executor} executor, 2 ranks: 3 frames.*recording costs .*halo.exchange.*wrote .*_report.json")
     if(HALOFLOW_PYTHON3)
       haloflow_cli_test(replay_peer_${executor}_${replay_model}_outputs
         COMMAND ${peer_replay_check} ${HALOFLOW_PYTHON3}

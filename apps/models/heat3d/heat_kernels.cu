@@ -1,6 +1,6 @@
 // The heat step for the engine: heat_walk and its CPU twin from heat_kernels.cuh (shared with
-// tools/heat-kernel-lab.cu), and the launch geometry the walk was measured fastest with; the
-// sub-step of frames of several steps, one per-cell operation for the GPU and the host.
+// tools/heat-kernel-lab.cu), and the launch geometry the walk was measured fastest with (frames
+// of several steps walk each sub-step's box the same way).
 
 #include <algorithm>
 #include <string>
@@ -41,24 +41,7 @@ LaunchShape heat_launch(const CellBox& box) {
                      .block = {width, height, 1}};
 }
 
-template <class T>
-HeatSubStepKernel<T> heat_sub_step_kernel() {
-  return per_cell_kernel<HeatSubStep<T>, CellBox, HeatCoefficients<T>, const T*, T*>(
-      "heat sub-step");
-}
-
-LaunchShape heat_sub_step_launch(const CellBox& box) {
-  if (box.nx < 1 || box.ny < 1 || box.nz < 1) {
-    throw Error("heat sub-step launch: a box of " + std::to_string(box.nx) + " x " +
-                std::to_string(box.ny) + " x " + std::to_string(box.nz) +
-                " cells is not allowed; expected at least one cell per axis");
-  }
-  return LaunchShape::cover(static_cast<std::size_t>(box.nx * box.ny * box.nz), kHeatBlockThreads);
-}
-
 template HeatKernel<float> heat_kernel<float>(bool);
 template HeatKernel<double> heat_kernel<double>(bool);
-template HeatSubStepKernel<float> heat_sub_step_kernel<float>();
-template HeatSubStepKernel<double> heat_sub_step_kernel<double>();
 
 }  // namespace haloflow::kernels

@@ -117,27 +117,6 @@ __global__ void heat_walk(CellBox box, bool x_images, HeatCoefficients<T> c,
   heat_walk_box(box, kImages && x_images, c, u, u_new);
 }
 
-//! One sub-step of a frame of several steps, as a per-cell operation (haloflow/per_cell.cuh): cell
-//! `cell` of `box` (x fastest) through heat_value, its neighbours read in the walk's order, so the
-//! GPU and the host executor run this same code and get the walk's bits.
-template <class T>
-struct HeatSubStep {
-  static HALOFLOW_HD void apply(std::size_t cell, CellBox box, HeatCoefficients<T> c, const T* u,
-                                T* u_new) {
-    // Two divisions per cell (a plane, then a row), not three.
-    const auto index = static_cast<std::int64_t>(cell);
-    const std::int64_t plane = box.nx * box.ny;
-    const std::int64_t z = index / plane;
-    const std::int64_t in_plane = index - z * plane;
-    const std::int64_t y = in_plane / box.nx;
-    const std::int64_t x = in_plane - y * box.nx;
-    const std::int64_t sy = box.stride_y;
-    const std::int64_t sz = box.stride_z;
-    const std::int64_t i = (box.x0 + x) + (box.y0 + y) * sy + (box.z0 + z) * sz;
-    u_new[i] = heat_value(u[i], u[i - 1], u[i + 1], u[i - sy], u[i + sy], u[i - sz], u[i + sz], c);
-  }
-};
-
 //! The CPU twin: planes, rows, then x, each cell through heat_value, and the x images written as
 //! on the GPU.
 template <class T>

@@ -39,20 +39,6 @@ using HeatKernel = KernelRef<CellBox, bool, HeatCoefficients<T>, const T*, T*>;
 template <class T>
 HeatKernel<T> heat_kernel(bool x_images);
 
-//! (cells, box, coefficients, u, u_new): one sub-step of a frame of several steps over `box`,
-//! one thread per cell (x fastest), each through the same heat_value as the walk, so that every
-//! cell gets the same bits as under one step a frame. The boxes of the first sub-steps reach into
-//! the ghost layers (haloflow::StepFrame::computed); no x images.
-template <class T>
-using HeatSubStepKernel = KernelRef<std::size_t, CellBox, HeatCoefficients<T>, const T*, T*>;
-
-template <class T>
-HeatSubStepKernel<T> heat_sub_step_kernel();
-
-//! The launch of heat_sub_step_kernel over `box`: blocks of kHeatBlockThreads, one thread per
-//! cell. \throws Error for an empty box or one too large for CUDA's grid.
-[[nodiscard]] LaunchShape heat_sub_step_launch(const CellBox& box);
-
 //! The walk's block shape, rows and run: the fastest of tools/heat-kernel-lab.cu's shapes at 512^3
 //! double on an H200 (the times of each: docs/benchmarks.md).
 inline constexpr unsigned kHeatBlockWidth = 128;

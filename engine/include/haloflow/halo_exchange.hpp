@@ -212,7 +212,10 @@ struct HaloRoute {
 struct ExchangeNodes {
   std::string pack;      //!< "<name>.pack": the kernel that gathers the send boxes
   std::string download;  //!< "<name>.download": device send buffer to pinned host
-  std::string exchange;  //!< "<name>.exchange": the MPI host node (post, then finish)
+  //! "<name>.exchange": the MPI host node (post, then finish), the NCCL calls, or, when every
+  //! remote halo travels peer to peer, the one kernel that sends and receives them (then every
+  //! name but `self` is this node's)
+  std::string exchange;
   std::string upload;    //!< "<name>.upload": pinned host receive buffer to device
   std::string unpack;    //!< "<name>.unpack": scatters received boxes into the ghosts; last node
   //! "<name>.self": the device copy of the ghosts a rank sends itself, after which they are in
@@ -319,6 +322,9 @@ class HaloExchange {
   void add_peer_receive(FramePlan& plan, const std::string& name, std::vector<std::string> after,
                         const std::string& self_copy, const LaunchShape& shape,
                         std::size_t field_set);
+  void add_peer_exchange(FramePlan& plan, const std::string& name, std::vector<std::string> after,
+                         const std::string& self_copy, const LaunchShape& shape,
+                         std::size_t field_set);
 
   struct State;
   std::unique_ptr<State> state_;
