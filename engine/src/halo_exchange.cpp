@@ -1,6 +1,7 @@
 #include "haloflow/halo_exchange.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
@@ -936,24 +937,34 @@ void HaloExchange<T>::State::finish() {
     if (std::chrono::steady_clock::now() > deadline) break;
     if (done == 0) std::this_thread::yield();
   }
-  // Name the first request still open, then drop them all so MPI can shut down cleanly.
+  // Name every rank whose halo did not come (a rank that waits on a stalled neighbour stalls its
+  // own neighbours too, and one of them may time out first: the list then still names the rank
+  // that went silent), or else the first send not taken; then drop every request so MPI can shut
+  // down cleanly.
   const std::size_t count = s.staged.messages.size();
-  std::string what;
-  for (std::size_t r = 0; r < s.requests.size() && what.empty(); ++r) {
+  std::vector<std::string> missing;
+  std::vector<int> named;
+  std::string not_taken;
+  for (std::size_t r = 0; r < s.requests.size(); ++r) {
     if (s.requests[r] == MPI_REQUEST_NULL) continue;
     const HaloMessage& message = *s.staged.messages[r % count].message;
-    what = r < count ? fmt::format("no halo arrived from rank {} (direction {})", message.peer,
-                                   direction_name(message.direction))
-                     : fmt::format("the halo sent to rank {} (direction {}) was not taken",
-                                   message.peer, direction_name(message.direction));
+    if (r < count && std::ranges::find(named, message.peer) == named.end()) {
+      named.push_back(message.peer);
+      missing.push_back(fmt::format("no halo arrived from rank {} (direction {})", message.peer,
+                                    direction_name(message.direction)));
+    } else if (r >= count && not_taken.empty()) {
+      not_taken = fmt::format("the halo sent to rank {} (direction {}) was not taken",
+                              message.peer, direction_name(message.direction));
+    }
   }
+  const std::string what = missing.empty() ? not_taken : fmt::format("{}", fmt::join(missing, "; "));
   for (std::size_t r = 0; r < s.requests.size(); ++r) {
     if (s.requests[r] == MPI_REQUEST_NULL) continue;
     if (r < count) MPI_Cancel(&s.requests[r]);
     MPI_Request_free(&s.requests[r]);
   }
-  s.failure = fmt::format("{} within {} s; is that rank alive and running the same case?", what,
-                          s.options.timeout.count());
+  s.failure = fmt::format("{} within {} s; is {} alive and running the same case?", what,
+                          s.options.timeout.count(), named.size() > 1 ? "each" : "that rank");
   throw Error(fmt::format("{}: {}", s.context, s.failure));
 }
 
