@@ -6,6 +6,7 @@
 #include <array>
 #include <climits>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <thread>
 
@@ -140,6 +141,9 @@ struct PeerMailbox::State {
   std::vector<PeerTarget> targets;
   std::int64_t slot_elements = 0;
   bool in_use = false;
+  //! Set when this rank throws a refusal that every rank of the communicator throws alike
+  //! (refuse_together): every rank then comes to free the window, though an exception unwinds.
+  bool refused_together = false;
 
   State() = default;
   State(const State&) = delete;
@@ -148,13 +152,20 @@ struct PeerMailbox::State {
 
   // Frees everything. The window is freed collectively, so only once every rank of the node has
   // come this far (a bounded barrier): a rank that never does leaves it to the end of the
-  // process, rather than hang this one.
+  // process, rather than hang this one. While an exception unwinds (the run has failed: a
+  // neighbour that stopped answering, a collective that timed out) no barrier is waited for:
+  // the rank that failed the run may be this node's, and waiting for it again would add a whole
+  // timeout to the one that already ended the run (a second deadline before this rank reports,
+  // and before the job ends); the window is left to the end of the process then too.
   void release() noexcept {
     for (const auto& [rank, pointer] : mapped) close_ipc_handle(pointer, context);
     mapped.clear();
     int finalised = 0;
     MPI_Finalized(&finalised);
     if (finalised != 0) return;
+    if (window != MPI_WIN_NULL && std::uncaught_exceptions() > 0 && !refused_together) {
+      window = MPI_WIN_NULL;
+    }
     if (window != MPI_WIN_NULL) {
       try {
         MPI_Request barrier = MPI_REQUEST_NULL;
@@ -238,7 +249,7 @@ RouteEnd end_and_mailbox(PeerMailbox::State& s, const PeerMessage& message, int 
 
 // Makes every rank refuse, with the first refusing rank's words, when a route within a node
 // cannot go peer to peer although peer was asked for; returns when no rank refuses. Collective.
-void refuse_together(const PeerMailbox::State& s, MPI_Comm communicator, int rank,
+void refuse_together(PeerMailbox::State& s, MPI_Comm communicator, int rank,
                      const std::string& refusal) {
   const int mine = refusal.empty() ? INT_MAX : rank;
   int first = INT_MAX;
@@ -261,6 +272,7 @@ void refuse_together(const PeerMailbox::State& s, MPI_Comm communicator, int ran
                s.context);
   if (!complete_within(telling, s.timeout, s.context)) throw silent("MPI_Ibcast");
   words.back() = '\0';
+  s.refused_together = true;
   throw Error(fmt::format("{}: {}; use mpi or auto", s.context, words.data()));
 }
 

@@ -35,6 +35,26 @@ haloflow_cli_test(silent_peer_host_peer_nodes
           ${CMAKE_CURRENT_SOURCE_DIR}/silent_peer.sh ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2
           $<TARGET_FILE:haloflow_model> ${silent_jacobi} --split 2d --executor host --transport peer
   LABELS host mpi peer fault TIMEOUT 90 RESOURCE_LOCK fault_timing)
+# Peer routes only (2 ranks of one node): rank 0 fails the run on the receive's deadline, then
+# frees the exchange's shared window, which waits for rank 1, the stopped one. That wait must not
+# cost a second timeout (it did: 4.2 s every run, where the 4-rank case above showed it 1 run in
+# 16 to 35, when no other rank's abort ended the job first).
+haloflow_cli_test(silent_peer_host_peer
+  COMMAND env "EXPECT=no halo from rank 1" bash ${CMAKE_CURRENT_SOURCE_DIR}/silent_peer.sh
+          ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:haloflow_model>
+          ${silent_jacobi} --executor host --transport peer
+  LABELS host mpi peer fault TIMEOUT 90 RESOURCE_LOCK fault_timing)
+# The same window after rank 1 stops in the norm's MPI_Iallreduce rather than in an exchange: the
+# collective's timeout ends the run, and the window's free adds none (it did: 4.7 s).
+haloflow_cli_test(silent_peer_host_peer_collective
+  COMMAND env FAULT=collective CALL=MPI_Iallreduce
+          STOPPER=$<TARGET_FILE:haloflow_stop_in_collective>
+          "EXPECT=jacobi2d norms of steps [0-9]+ to [0-9]+: MPI_Iallreduce did not complete within 2 s on rank 0 .*not heard from: rank 1"
+          bash ${CMAKE_CURRENT_SOURCE_DIR}/silent_peer.sh ${MPIEXEC_EXECUTABLE}
+          ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:haloflow_model> jacobi2d --set jacobi2d.nx=256
+          --set jacobi2d.ny=256 --steps 100000000 --set jacobi2d.norm_every=20 --executor host
+          --transport peer
+  LABELS host mpi peer fault TIMEOUT 90 RESOURCE_LOCK fault_timing)
 # MIN_GPUS=1: skipped before launching where there is no GPU; four ranks on a loaded 2-core CI
 # machine can start more than the 2 s timeout apart, and the program's own skip then ends in the
 # bounded MPI_Finalize, not exit 77.
