@@ -186,8 +186,7 @@ template <class T>
 __global__ void peer_receive(std::size_t elements, __grid_constant__ const HaloSegments segments,
                              __grid_constant__ const FieldTable<T> table, PeerReceive<T> receive) {
   // The send kernel of this frame has finished (it comes before in the frame): its count is ours.
-  receive_block_share(elements, segments, table, receive, receive.counters[0],
-                      receive.counters[2]);
+  receive_block_share(elements, segments, table, receive, receive.counters[0], receive.counters[2]);
 }
 
 // The exchange of peer routes only, in one kernel: each block stores its share of the sends, then
@@ -206,8 +205,7 @@ __global__ void peer_exchange(std::size_t send_elements,
                               __grid_constant__ const FieldTable<T> table, PeerSend send,
                               PeerReceive<T> receive) {
   const std::uint64_t frame = send_block_share(send_elements, send_segments, table, send);
-  receive_block_share(receive_elements, receive_segments, table, receive, frame,
-                      nanoseconds_now());
+  receive_block_share(receive_elements, receive_segments, table, receive, frame, nanoseconds_now());
 }
 
 template <class T>

@@ -592,6 +592,11 @@ void HaloExchange<T>::State::check_peer() {
   const std::uint64_t message =
       std::atomic_ref<std::uint64_t>(words[0]).load(std::memory_order_acquire);
   if (message == 0) return;
+  if (message == detail::kPeerFailedElsewhere) {
+    // Set with `failure` by finish() on this rank's host thread; seen here first only if that
+    // thread has not yet published its text.
+    throw Error(fmt::format("{}: the exchange failed on its mpi routes", context));
+  }
   const HaloMessage& silent = *stored.messages.at(static_cast<std::size_t>(message - 1)).message;
   failure = fmt::format(
       "no halo from rank {} (direction {}) within {} s (frame {} of this exchange); is that rank "
@@ -829,9 +834,10 @@ void HaloExchange<T>::add_peer_exchange(FramePlan& plan, const std::string& name
                    .lane = Lane::communication,
                    .after = std::move(after),
                    .access = std::move(access)},
-                  detail::peer_exchange_kernel<T>(), sends.grid.x >= receives.grid.x ? sends : receives,
-                  s.stored.send_count(), s.peer_send_list, s.stored.receive_count(),
-                  s.peer_receive_list, s.table(field_set), s.peer_send(), s.peer_receive());
+                  detail::peer_exchange_kernel<T>(),
+                  sends.grid.x >= receives.grid.x ? sends : receives, s.stored.send_count(),
+                  s.peer_send_list, s.stored.receive_count(), s.peer_receive_list,
+                  s.table(field_set), s.peer_send(), s.peer_receive());
   // As the receive's: a flag that never came is reported naming the neighbour.
   std::get<KernelWork>(plan.node(plan.nodes().size() - 1).work).check = [state = state_.get()] {
     state->check_peer();
@@ -856,11 +862,11 @@ void HaloExchange<T>::use_field_set(Frame& frame, std::size_t set) {
     // The peer kernels' names: the whole chain's (peer only), or their own beside the staged.
     const bool mixed = !s.staged.empty();
     if (!mixed) {
-      frame.update(KernelNode<std::size_t, detail::PeerSegments, std::size_t, HaloSegments,
-                              FieldTable<T>, detail::PeerSend, detail::PeerReceive<T>>{
-                       0, prefix + ".exchange"},
-                   s.stored.send_count(), s.peer_send_list, s.stored.receive_count(),
-                   s.peer_receive_list, s.table(set), s.peer_send(), s.peer_receive());
+      frame.update(
+          KernelNode<std::size_t, detail::PeerSegments, std::size_t, HaloSegments, FieldTable<T>,
+                     detail::PeerSend, detail::PeerReceive<T>>{0, prefix + ".exchange"},
+          s.stored.send_count(), s.peer_send_list, s.stored.receive_count(), s.peer_receive_list,
+          s.table(set), s.peer_send(), s.peer_receive());
       return;
     }
     frame.update(
@@ -953,11 +959,12 @@ void HaloExchange<T>::State::finish() {
       missing.push_back(fmt::format("no halo arrived from rank {} (direction {})", message.peer,
                                     direction_name(message.direction)));
     } else if (r >= count && not_taken.empty()) {
-      not_taken = fmt::format("the halo sent to rank {} (direction {}) was not taken",
-                              message.peer, direction_name(message.direction));
+      not_taken = fmt::format("the halo sent to rank {} (direction {}) was not taken", message.peer,
+                              direction_name(message.direction));
     }
   }
-  const std::string what = missing.empty() ? not_taken : fmt::format("{}", fmt::join(missing, "; "));
+  const std::string what =
+      missing.empty() ? not_taken : fmt::format("{}", fmt::join(missing, "; "));
   for (std::size_t r = 0; r < s.requests.size(); ++r) {
     if (s.requests[r] == MPI_REQUEST_NULL) continue;
     if (r < count) MPI_Cancel(&s.requests[r]);
@@ -965,6 +972,16 @@ void HaloExchange<T>::State::finish() {
   }
   s.failure = fmt::format("{} within {} s; is {} alive and running the same case?", what,
                           s.options.timeout.count(), named.size() > 1 ? "each" : "that rank");
+  // The peer routes' receives of the frames queued behind this one must not wait a whole deadline
+  // each for flags that now cannot come (their senders wait in their own exchanges): the failure
+  // word, which every waiting block looks at, says the exchange failed. Without it a rank whose
+  // mpi route went silent reported only after its next frame's peer receive timed out too, and a
+  // neighbour that waited on this rank, not on the silent one, ended the job first, naming this
+  // rank (silent_peer_graph_peer_nodes).
+  if (s.peer && s.peer->in_use()) {
+    std::atomic_ref<std::uint64_t>(s.peer_failure.template as<std::uint64_t>()[0])
+        .store(detail::kPeerFailedElsewhere, std::memory_order_release);
+  }
   throw Error(fmt::format("{}: {}", s.context, s.failure));
 }
 

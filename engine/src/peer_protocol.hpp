@@ -24,6 +24,8 @@ namespace haloflow::detail {
 //! A rank has at most 26 neighbours (a 3D box stencil), so it sends and receives at most 26
 //! messages an exchange.
 inline constexpr int kMostPeerMessages = 26;
+//! The failure word's value when the exchange failed on its mpi routes, not on a flag.
+inline constexpr std::uint64_t kPeerFailedElsewhere = ~std::uint64_t{0};
 //! Bytes between two flags: one cache line each, so that two senders never write one line.
 inline constexpr std::size_t kPeerFlagBytes = 64;
 //! Where slot 0 starts in a mailbox: after the flags of kMostPeerMessages, on a 256-byte boundary
@@ -73,7 +75,9 @@ struct PeerReceive {
   //! How long after this rank raised its own flags a block waits for the last of its flags.
   std::uint64_t timeout_ns = 0;
   //! Host-mapped words the host reads after the frame: [0] the message (index + 1) whose flag
-  //! never came, [1] the frame it was waited for in; 0 while nothing failed.
+  //! never came, [1] the frame it was waited for in; 0 while nothing failed. [0] is
+  //! kPeerFailedElsewhere when the exchange failed on its mpi routes (a mixed exchange): no block
+  //! waits long after either.
   std::uint64_t* failure = nullptr;
 };
 

@@ -17,8 +17,8 @@
 // empty kernels, whose time is what a launch costs with no work. Built with the project
 // (`cmake --build build --target peer-chain-lab`); run by tools/latency-labs:
 //   build/labs/peer-chain-lab
-#include <cuda/atomic>
 #include <cuda_runtime.h>
+#include <cuda/atomic>
 
 #include <algorithm>
 #include <chrono>
@@ -79,9 +79,9 @@ __device__ std::uint64_t send_share(const Rank& r) {
   } else {
     __threadfence_system();
   }
-  const std::uint64_t before = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(
-                                   r.counters[1])
-                                   .fetch_add(1, cuda::memory_order_acq_rel);
+  const std::uint64_t before =
+      cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(r.counters[1])
+          .fetch_add(1, cuda::memory_order_acq_rel);
   if ((before + 1) % gridDim.x != 0) return frame;
   if constexpr (kVariant == Variant::gpu_scope) {
     __threadfence();
@@ -119,13 +119,13 @@ __device__ void receive_share(const Rank& r, std::uint64_t frame) {
         for (;;) {
           std::uint64_t seen = 0;
           if constexpr (kVariant == Variant::gpu_scope) {
-            seen = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(
-                       r.flags[m * kFlagWords])
-                       .load(cuda::memory_order_acquire);
+            seen =
+                cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(r.flags[m * kFlagWords])
+                    .load(cuda::memory_order_acquire);
           } else {
-            seen = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(
-                       r.flags[m * kFlagWords])
-                       .load(cuda::memory_order_acquire);
+            seen =
+                cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(r.flags[m * kFlagWords])
+                    .load(cuda::memory_order_acquire);
           }
           if (seen >= frame) break;
           if (now_ns() - start > kDeadlineNs) {
@@ -154,7 +154,9 @@ __global__ void exchange(Rank r) {
   receive_share<kVariant>(r, frame);
 }
 
-__global__ void send_only(Rank r) { (void)send_share<Variant::system_scope>(r); }
+__global__ void send_only(Rank r) {
+  (void)send_share<Variant::system_scope>(r);
+}
 __global__ void receive_only(Rank r) {
   receive_share<Variant::system_scope>(r, r.counters[0]);
 }
@@ -199,8 +201,8 @@ Ranks make_ranks(std::int64_t face) {
 cudaGraphExec_t make_graph(const Ranks& ranks, void (*kernel)(Rank), bool two_kernels,
                            cudaStream_t stream) {
   const std::int64_t elements = kFaces * ranks.rank[0].face;
-  const int blocks =
-      static_cast<int>(std::clamp<std::int64_t>((elements + kThreads - 1) / kThreads, 1, kMostBlocks));
+  const int blocks = static_cast<int>(
+      std::clamp<std::int64_t>((elements + kThreads - 1) / kThreads, 1, kMostBlocks));
   cudaStream_t side = nullptr;
   cudaEvent_t fork = nullptr;
   cudaEvent_t join = nullptr;
@@ -246,7 +248,8 @@ Timing time_graph(cudaGraphExec_t exec, cudaStream_t stream, const Ranks& ranks)
     for (int f = 0; f < kFrames; ++f) CHECK(cudaGraphLaunch(exec, stream));
     CHECK(cudaStreamSynchronize(stream));
     runs.push_back(
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() /
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+            .count() /
         kFrames);
   }
   std::sort(runs.begin(), runs.end());
@@ -257,7 +260,8 @@ Timing time_graph(cudaGraphExec_t exec, cudaStream_t stream, const Ranks& ranks)
     CHECK(cudaGraphLaunch(exec, stream));
     CHECK(cudaStreamSynchronize(stream));
     waited.push_back(
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   std::sort(waited.begin(), waited.end());
   timing.waited_us = waited[waited.size() / 2];
@@ -328,8 +332,7 @@ int main() {
           row.kernel == exchange<Variant::empty> || row.kernel == exchange<Variant::data_only>;
       const bool moved = unordered || ghosts_right(ranks);
       std::printf("| %lld KB | %s | %.2f | %.2f |%s\n", static_cast<long long>(bytes / 1024),
-                  row.name, timing.back_to_back_us, timing.waited_us,
-                  moved ? "" : " GHOSTS WRONG");
+                  row.name, timing.back_to_back_us, timing.waited_us, moved ? "" : " GHOSTS WRONG");
       CHECK(cudaGraphExecDestroy(exec));
       for (void* p : ranks.owned) CHECK(cudaFree(p));
       if (!moved) return 1;

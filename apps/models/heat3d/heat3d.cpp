@@ -448,8 +448,8 @@ class HeatStepping final : public SteppingState {
       options.access = {reads(from, grown(box, {1, 1, 1})), writes(to, box)};
       // The walk of one-step frames (no x images: the ghosts come from the exchange, k deep), so
       // a sub-step costs what a step of k = 1 costs for its cells, with the same bits.
-      plan.add_kernel(std::move(options), kernels::heat_kernel<T>(false), kernels::heat_launch(cell),
-                      cell, false, coefficients_, from, to);
+      plan.add_kernel(std::move(options), kernels::heat_kernel<T>(false),
+                      kernels::heat_launch(cell), cell, false, coefficients_, from, to);
     };
     std::vector<std::string> inner_before;  // the last sub-step's part before the halos
     std::vector<std::string> all_before;    // every node of the sub-step before

@@ -216,8 +216,8 @@ struct ExchangeNodes {
   //! remote halo travels peer to peer, the one kernel that sends and receives them (then every
   //! name but `self` is this node's)
   std::string exchange;
-  std::string upload;    //!< "<name>.upload": pinned host receive buffer to device
-  std::string unpack;    //!< "<name>.unpack": scatters received boxes into the ghosts; last node
+  std::string upload;  //!< "<name>.upload": pinned host receive buffer to device
+  std::string unpack;  //!< "<name>.unpack": scatters received boxes into the ghosts; last node
   //! "<name>.self": the device copy of the ghosts a rank sends itself, after which they are in
   //! place (it needs no other node of the exchange); empty when the rank sends itself nothing.
   std::string self;
