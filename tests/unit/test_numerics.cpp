@@ -253,11 +253,16 @@ TEST_CASE("jacobi2d steps_per_frame auto: 8 or 4 where every rank's share is thi
   config.ny = 2050;  // 2048 computed rows
   JacobiFrameSteps frame = jacobi_frame_steps(config, {1, 1, 1});
   CHECK(frame.steps == 8);
-  CHECK(frame.why == "every rank computes at least 1024 cells along each axis");
+  CHECK(frame.why == "every rank computes at least 1000 cells along each axis");
   CHECK(jacobi_frame_steps(config, {1, 2, 1}).steps == 8);  // 1024 rows each
   CHECK(jacobi_frame_steps(config, {1, 4, 1}).steps == 4);  // 512
   CHECK(jacobi_frame_steps(config, {2, 4, 1}).steps == 4);
   CHECK(jacobi_frame_steps(config, {1, 16, 1}).steps == 2);  // 128
+  JacobiConfig square;  // 1024^2: 1022 computed rows, where 8 was measured fastest
+  square.nx = 1024;
+  square.ny = 1024;
+  CHECK(jacobi_frame_steps(square, {1, 1, 1}).steps == 8);
+  CHECK(jacobi_frame_steps(square, {2, 1, 1}).steps == 4);  // 512 columns a rank
   frame = jacobi_frame_steps(config, {1, 16, 1});
   CHECK(frame.why.empty());
   CHECK(frame.thin.empty());

@@ -64,7 +64,7 @@ struct JacobiResult : StepMeasures {
 //! The steps a frame of `config` takes where it can on `process_grid`; when those steps (with auto,
 //! two) do not fit (a rank owns fewer cells than the ghost depth along an axis with a neighbour),
 //! the thinnest share in words: "1 computed row along y (1 over 1 rank)"; and with auto, why it
-//! took more than two: "every rank computes at least 1024 cells along each axis".
+//! took more than two: "every rank computes at least 1000 cells along each axis".
 struct JacobiFrameSteps {
   int steps = 1;
   std::string thin;  //!< empty: the steps fit
@@ -75,7 +75,9 @@ struct JacobiFrameSteps {
 //! axis, 4 where at least kDeepShare[1]. Below them a warp's strip (128 columns, 2 k of them
 //! computed for its neighbours) and a band's 2 k extra rows waste too much of the deep sweep, and
 //! the frames are short enough that the exchange's latency, not the pass, sets their time.
-inline constexpr std::int64_t kDeepShare[2] = {1024, 256};
+//! 1000, not 1024: a 1024^2 grid computes 1022 rows (its first and last are fixed), and there 8
+//! steps a frame take 3.40 us a step against 4.14 at 4 (one H200, tools/bench-frames, 2026-12-02).
+inline constexpr std::int64_t kDeepShare[2] = {1000, 256};
 
 [[nodiscard]] JacobiFrameSteps jacobi_frame_steps(const JacobiConfig& config,
                                                   const Coord3& process_grid);
