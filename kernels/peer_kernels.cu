@@ -1,6 +1,7 @@
-// The peer transport's kernels (the protocol: engine/src/peer_protocol.hpp): the send kernel
-// stores each halo straight into its receiver's mailbox and raises the receiver's flag, the
-// receive kernel waits for its flags and copies its slot into the ghosts. Their host twins run
+// The peer transport's kernels (the protocol: engine/src/peer_protocol.hpp): the send stores each
+// halo straight into its receiver's mailbox and raises the receiver's flag, the receive waits for
+// its flags and copies its slot into the ghosts; one kernel does both where every remote halo
+// travels peer to peer (peer_exchange), two apart in a mixed exchange. Their host twins run
 // the same protocol on the CPU over MPI shared-memory windows, with the same atomics: the flags,
 // the counters and the failure words are accessed through cuda::atomic_ref at system scope,
 // which is a GPU atomic on the device and a std::atomic-like one on the host.

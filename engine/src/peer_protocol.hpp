@@ -1,7 +1,8 @@
 #pragma once
-// The peer transport's protocol, as its two kernels see it. The exchange (halo_exchange.cpp,
-// peer_mailbox.cpp) sets it up; the kernels (kernels/peer_kernels.cu) run it on the GPU and, as
-// their host twins, on the CPU, where the mailboxes are MPI-3 shared-memory windows.
+// The peer transport's protocol, as its kernels see it (a send and a receive, or both in one). The
+// exchange (halo_exchange.cpp, peer_mailbox.cpp) sets it up; the kernels (kernels/peer_kernels.cu)
+// run it on the GPU and, as their host twins, on the CPU, where the mailboxes are MPI-3
+// shared-memory windows.
 //
 // Every rank owns a mailbox: one flag per message it receives (each on its own cache line), then
 // two slots that each hold all of its received halos. In frame n (n = 1, 2, ...) a sender stores
