@@ -85,14 +85,21 @@ haloflow_cli_test(heat3d_frame_steps_auto
           --steps-per-frame auto
   LABELS host TIMEOUT 60
   PASS_REGEX "steps? a frame[^(]*\\(auto: a step took [0-9.]+ / [0-9.]+ / [0-9.]+ / [0-9.]+ us with 1 / 2 / 3 / 4 steps a frame, median of 12 steps, slowest rank; the fewest within 3 % of the fastest")
+# With frames per launch, auto times launches of that many frames (three after one, or 12 steps
+# where more): 3 x 8 frames of 1 step for k = 1, the fewest of the four.
+haloflow_cli_test(heat3d_frame_steps_auto_loops
+  COMMAND $<TARGET_FILE:haloflow_model> heat3d --set heat3d.nx=12 --steps 8 --executor host
+          --steps-per-frame auto --set run.frames_per_launch=8
+  LABELS host TIMEOUT 60
+  PASS_REGEX "steps? a frame[^(]*\\(auto: a step took [0-9.]+ / [0-9.]+ / [0-9.]+ / [0-9.]+ us with 1 / 2 / 3 / 4 steps a frame, median of 24 steps, slowest rank")
 haloflow_cli_test(heat3d_frame_steps_auto_thin RANKS 2
   COMMAND $<TARGET_FILE:haloflow_model> heat3d --set heat3d.nx=3 --set heat3d.ny=8
           --set heat3d.nz=8 --steps 3 --executor host --set heat3d.steps_per_frame=auto
   LABELS host mpi TIMEOUT 60
   PASS_REGEX "1 step a frame \\(auto: a rank's share is too thin for ghosts 2 deep\\)")
 
-# The plan of a frame of 3 steps on 1, 2 and 4 ranks: the first sub-step split like the one-step
-# frame (its interior after the self copy, slabs after the unpack), the others in turn.
+# The plan of a frame of 3 steps on 1, 2 and 4 ranks: one deep pass, split like the one-step
+# frame (its interior after the self copy, slabs after the unpack).
 haloflow_cli_test(heat3d_frame_steps_plan
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/heat3d_steps_frame_shape.sh ${MPIEXEC_EXECUTABLE}
           ${MPIEXEC_NUMPROC_FLAG} $<TARGET_FILE:haloflow>

@@ -1,11 +1,12 @@
 // heat3d on the engine: one frame per step (halo exchange of u, interior step in the bulk lane
 // after the ghosts a rank copies to itself, the boundary slabs along the axes whose halos travel
 // after the unpack; the walk keeps a wrapping x axis's ghosts itself), one executable frame per
-// parity of the step, so that the two buffers swap without patching. With k steps a frame
-// (steps_per_frame): ghosts k deep, one exchange, then k sub-steps over the regions a StepFrame
-// gives (haloflow/steps.hpp), each swapping the buffers, so that after n steps the field is where
-// one step a frame leaves it (u for even n). steps_per_frame "auto" times frames of every k that
-// fits, each on a state of its own, before the run, and takes the fastest.
+// field set it starts from, so that the two buffers swap without patching. With k steps a frame
+// (steps_per_frame): ghosts k deep, one exchange, then one deep pass of k steps (the regions a
+// StepFrame gives, haloflow/steps.hpp), from one buffer into the other: every frame swaps them
+// once, whatever its steps, and the state keeps which holds the field (current_).
+// steps_per_frame "auto" times frames of every k that fits, each on a state of its own, before the
+// run, and takes the fastest.
 
 #include "heat3d.hpp"
 
@@ -115,20 +116,44 @@ void for_owned_cells(const CartesianDecomposition& grid, const FieldLayout& layo
   }
 }
 
-//! The x ghosts of `field` set to their periodic images (the last owned column below the first,
-//! the first above the last), as the walk keeps them from step to step when x wraps.
+//! The face ghosts of `field` along the axes of `images` set to their periodic images (the last
+//! owned layer below the first, the first above the last), as the walk keeps them from step to
+//! step on those axes (kernels::HeatImages).
 template <class T>
-void fill_x_images(const FieldLayout& layout, std::vector<T>& field) {
+void fill_images(const FieldLayout& layout, kernels::HeatImages images, std::vector<T>& field) {
   const Box owned = layout.owned_box();
-  const std::int64_t nx = owned.hi[0] - owned.lo[0];
-  for (std::int64_t k = owned.lo[2]; k < owned.hi[2]; ++k) {
-    for (std::int64_t j = owned.lo[1]; j < owned.hi[1]; ++j) {
-      const auto first = static_cast<std::size_t>(layout.offset(owned.lo[0], j, k));
-      const auto last = first + static_cast<std::size_t>(nx - 1);
-      field[first - 1] = field[last];
-      field[last + 1] = field[first];
+  const std::array<bool, 3> wanted{images.x, images.y, images.z};
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    if (!wanted[axis]) continue;
+    const std::int64_t n = owned.hi[axis] - owned.lo[axis];
+    // The first owned layer, its image n cells up; the last, n cells down.
+    for (const auto& [layer, across] : {std::pair{owned.lo[axis], n}, {owned.hi[axis] - 1, -n}}) {
+      Box face = owned;
+      face.lo[axis] = layer;
+      face.hi[axis] = layer + 1;
+      for (std::int64_t k = face.lo[2]; k < face.hi[2]; ++k) {
+        for (std::int64_t j = face.lo[1]; j < face.hi[1]; ++j) {
+          for (std::int64_t i = face.lo[0]; i < face.hi[0]; ++i) {
+            std::array<std::int64_t, 3> image{i, j, k};
+            image[axis] += across;
+            field[static_cast<std::size_t>(layout.offset(image[0], image[1], image[2]))] =
+                field[static_cast<std::size_t>(layout.offset(i, j, k))];
+          }
+        }
+      }
     }
   }
+}
+
+//! The axes along which a frame of `steps` steps lets the walk write the ghosts (HeatImages):
+//! those a rank spans alone (every heat3d axis wraps), where ghosts on the rank itself are copied
+//! on the device (run.self_on_device), with one step a frame.
+kernels::HeatImages walk_images(const HeatConfig& config, const CartesianDecomposition& grid,
+                                int steps) {
+  const bool allowed = config.run.self_on_device && steps == 1;
+  const Coord3 ranks = grid.process_grid();
+  return {
+      .x = allowed && ranks[0] == 1, .y = allowed && ranks[1] == 1, .z = allowed && ranks[2] == 1};
 }
 
 }  // namespace
@@ -167,19 +192,18 @@ class HeatStepping final : public SteppingState {
         u_(Memory::device, bytes_, "heat3d u", backend_of(config.run.executor)),
         u_new_(Memory::device, bytes_, "heat3d u_new", backend_of(config.run.executor)),
         mode_(config.cells, config.mode),
-        // One rank along x (periodic): the walk writes the x ghosts itself (kernels::HeatKernel's
-        // x images), so the exchange leaves them out, and the first step finds them filled here.
-        // Not with several steps a frame: their sub-steps read x ghosts k deep, which the
-        // exchange fills.
-        x_images_(config.run.self_on_device && grid_.process_grid()[0] == 1 &&
-                  step_frame_.steps() == 1),
+        // One rank along an axis (they all wrap): the walk writes its ghosts itself
+        // (kernels::HeatImages), so the exchange leaves them out (no self copy along it), and
+        // the first step finds them filled here. Not with several steps a frame: its deep pass
+        // reads ghosts k deep, which the exchange fills.
+        images_(walk_images(config, grid_, step_frame_.steps())),
         initial_(uploaded(initial_field())),
         exchange_(halo_, communicator, {{u_.as<T>()}, {u_new_.as<T>()}},
                   backend_of(config.run.executor),
                   {.timeout = config.run.exchange_timeout,
                    .transport = config.run.transport,
                    .self_on_device = config.run.self_on_device,
-                   .self_left_to_kernels = {x_images_, false, false},
+                   .self_left_to_kernels = {images_.x, images_.y, images_.z},
                    .name = "halo"}),
         dt_(time_step(config)),
         coefficients_{coefficient(0), coefficient(1), coefficient(2)},
@@ -192,31 +216,33 @@ class HeatStepping final : public SteppingState {
     for (int steps = 2; steps <= step_frame_.steps(); ++steps) {
       frames_.push_back({build_steps_frame(steps, 0), build_steps_frame(steps, 1)});
     }
-    // Several frames a launch: the k-step frames, from either parity (k even: the same frame
-    // twice, since k steps bring the field back to its set).
+    // Several frames a launch: the k-step frames, from either set, alternating (each moves the
+    // field to the other set).
     if (config_.run.frames_per_launch > 1) {
       auto& steady = frames_.back();
-      const auto after = static_cast<std::size_t>(step_frame_.steps() % 2);
       loops_.emplace(config_.run.frames_per_launch,
                      std::array<std::array<Frame*, 2>, 2>{
-                         {{&steady[0], &steady[after]}, {&steady[1], &steady[1 - after]}}});
+                         {{&steady[0], &steady[1]}, {&steady[1], &steady[0]}}});
     }
   }
 
-  // After n steps the field is in u for even n, in u_new for odd n, whatever frames took them:
-  // each sub-step swaps the buffers, so a frame starting at step n reads the set of n's parity.
+  // Each frame, of one step or several, reads the set current_ names and writes the other.
   int step(int step, int /*steps*/, int most, CUstream_st* stream) override {
     if (loops_) {
       const int per_frame = step_frame_.steps();
       const int frames = frames_that_fit(loops_->frames_per_launch(), per_frame, step, most,
                                          [](int) { return false; });
       if (frames >= 2) {
-        loops_->launch(frames, static_cast<std::size_t>(step % 2), stream);
+        loops_->launch(frames, current_, stream);
+        current_ ^= static_cast<std::size_t>(frames % 2);
+        done_ = step + frames * per_frame;
         return frames * per_frame;
       }
     }
     const int taken = std::min(step_frame_.steps(), most);
-    frames_[static_cast<std::size_t>(taken - 1)][static_cast<std::size_t>(step % 2)].launch(stream);
+    frames_[static_cast<std::size_t>(taken - 1)][current_].launch(stream);
+    current_ ^= 1;
+    done_ = step + taken;
     return taken;
   }
 
@@ -227,7 +253,11 @@ class HeatStepping final : public SteppingState {
     }
   }
 
-  void reset() override { load_initial(); }
+  void reset() override {
+    load_initial();
+    current_ = 0;
+    done_ = 0;
+  }
 
   std::vector<Frame*> frames() override {
     std::vector<Frame*> all;
@@ -248,7 +278,7 @@ class HeatStepping final : public SteppingState {
   // The values sit at the points x_i = i / n (the mode is sampled there), on the periodic box:
   // VTK closes it with the point x = 1, which is x = 0 again.
   void output(int done) override {
-    const Buffer& current = done % 2 == 0 ? u_ : u_new_;
+    const Buffer& current = current_ == 0 ? u_ : u_new_;
     const double time = dt_ * static_cast<double>(done);
     OwnedField out{.step = done,
                    .time = time,
@@ -273,20 +303,29 @@ class HeatStepping final : public SteppingState {
 
   [[nodiscard]] bool saves_state() const override { return true; }
 
-  // A checkpoint holds the owned cells of u, then of u_new (x fastest), not the ghosts, whose
-  // depth depends on the steps a frame takes: so it restarts under any steps_per_frame. The
+  // A checkpoint holds the owned cells of two fields (x fastest), not the ghosts, whose depth
+  // depends on the steps a frame takes: so it restarts under any steps_per_frame. After n steps
+  // the field is the first for even n, the second for odd n (where one step a frame leaves it:
+  // the layout of every checkpoint heat3d has written). A restart loads the field into u. The
   // exchange fills the ghosts before any step reads them; the x images are filled on restart.
   std::vector<unsigned char> save() override {
     std::vector<unsigned char> state(2 * owned_bytes_);
-    std::memcpy(state.data(), owned_values<T>(u_, layout_).data(), owned_bytes_);
-    std::memcpy(state.data() + owned_bytes_, owned_values<T>(u_new_, layout_).data(), owned_bytes_);
+    const Buffer& field = current_ == 0 ? u_ : u_new_;
+    const Buffer& other = current_ == 0 ? u_new_ : u_;
+    const std::size_t at = done_ % 2 == 0 ? 0 : owned_bytes_;
+    std::memcpy(state.data() + at, owned_values<T>(field, layout_).data(), owned_bytes_);
+    std::memcpy(state.data() + (owned_bytes_ - at), owned_values<T>(other, layout_).data(),
+                owned_bytes_);
     return state;
   }
 
-  void restart_at(int /*step*/, const std::vector<unsigned char>& state) override {
+  void restart_at(int step, const std::vector<unsigned char>& state) override {
     check_state_size("heat3d", state.size(), 2 * owned_bytes_);
-    upload_owned(u_, state.data());
-    upload_owned(u_new_, state.data() + owned_bytes_);
+    const std::size_t at = step % 2 == 0 ? 0 : owned_bytes_;
+    upload_owned(u_, state.data() + at);
+    upload_owned(u_new_, state.data() + (owned_bytes_ - at));
+    current_ = 0;
+    done_ = step;
   }
 
   //! What the run found after `steps` steps: the scheme's and the exact amplitude, the errors
@@ -307,7 +346,7 @@ class HeatStepping final : public SteppingState {
     result.predicted_error_max =
         std::abs(result.amplitude_scheme - result.amplitude_exact) * mode_.largest();
 
-    const Buffer& last = steps % 2 == 0 ? u_ : u_new_;
+    const Buffer& last = current_ == 0 ? u_ : u_new_;
     std::vector<T> local(static_cast<std::size_t>(layout_.field_elements()));
     last.download(local.data(), bytes_);
     double errors[2] = {0, 0};  // largest, sum of squares
@@ -341,7 +380,7 @@ class HeatStepping final : public SteppingState {
     for_owned_cells(grid_, layout_, mode_, [&](std::int64_t at, double value) {
       initial[static_cast<std::size_t>(at)] = static_cast<T>(value);
     });
-    if (x_images_) fill_x_images(layout_, initial);
+    fill_images(layout_, images_, initial);
     return initial;
   }
 
@@ -369,7 +408,7 @@ class HeatStepping final : public SteppingState {
         }
       }
     }
-    if (x_images_) fill_x_images(layout_, values);
+    fill_images(layout_, images_, values);
     field.upload(values.data(), bytes_);
   }
 
@@ -397,19 +436,26 @@ class HeatStepping final : public SteppingState {
     const ExchangeNodes nodes = exchange_.add_to(plan, {}, set);
     const auto add_step = [&](const Box& box, NodeOptions options) {
       if (box.empty()) return;
-      // A sweep reads its box and one cell around it, and writes its box (and, when x wraps,
-      // the ghost images of its first and last columns).
-      Box written = box;
-      if (x_images_) written = grown(box, {layout_.ghost_width, 0, 0});
-      options.access = {reads(from, grown(box, {1, 1, 1})), writes(to, written)};
-      const kernels::CellBox cell = cell_box(box, layout_);
-      // Not cut along x when x wraps (no halo travels along it), so each box spans the owned x
-      // range and its first and last columns are the faces.
-      if (x_images_ && (box.lo[0] != owned.lo[0] || box.hi[0] != owned.hi[0])) {
-        throw Error("heat3d: a box that does not span the owned x range on a wrapping x axis");
+      // A sweep reads its box and one cell around it, and writes its box (and, along the axes
+      // of images_, the ghost images of its first and last layers).
+      const std::array<bool, 3> imaged{images_.x, images_.y, images_.z};
+      Coord3 images_reach{0, 0, 0};
+      for (std::size_t axis = 0; axis < 3; ++axis) {
+        if (!imaged[axis]) continue;
+        images_reach[axis] = layout_.ghost_width;
+        // Not cut along such an axis (no halo travels along it), so each box spans the owned
+        // range and its first and last layers are the faces.
+        if (box.lo[axis] != owned.lo[axis] || box.hi[axis] != owned.hi[axis]) {
+          throw Error(fmt::format(
+              "heat3d: a box that does not span the owned range of axis {}, whose images the walk "
+              "writes",
+              axis));
+        }
       }
-      plan.add_kernel(std::move(options), kernels::heat_kernel<T>(x_images_),
-                      kernels::heat_launch(cell), cell, x_images_, coefficients_, from, to);
+      options.access = {reads(from, grown(box, {1, 1, 1})), writes(to, grown(box, images_reach))};
+      const kernels::CellBox cell = cell_box(box, layout_);
+      plan.add_kernel(std::move(options), kernels::heat_kernel<T>(images_),
+                      kernels::heat_launch(cell), cell, images_, coefficients_, from, to);
     };
     add_step(cells.interior, {.name = "interior", .after = nodes.after_self()});
     for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
@@ -422,59 +468,42 @@ class HeatStepping final : public SteppingState {
     return frame;
   }
 
-  // A frame of `steps` (2 to k) steps starting from field set `set`: the exchange (ghosts k deep,
-  // edges and corners too), then the sub-steps, sub-step s over the owned box grown by steps - s
-  // cells along the exchanged axes (StepFrame::computed), reading what the one before wrote: u
-  // and u_new swap at every sub-step, as they do between frames of one step. Each sub-step is
-  // cut in two (StepFrame::before_halos): the cells s deep inside along the axes whose halos
-  // travel depend on no travelling ghost, so every sub-step's part of them runs in the bulk lane
-  // while the halos travel, one after the other; the rest, in slabs, after the unpack and after
-  // both parts of the sub-step before. Their cells never overlap where one reads what the other
-  // writes, but for the pack: the second sub-step writes the exchanged set again, cells the
-  // pack may still be reading (sends are k deep), so it waits for the pack.
+  // A frame of `steps` (2 to k) steps from field set `set` into the other: the exchange (ghosts
+  // k deep, edges and corners too), then the deep pass (kernels::heat_deep_kernel: the steps in
+  // one pass over the field, the ghost layers recomputed inside it), cut in two like a step's
+  // sweep: the cells `steps` deep inside along the axes whose halos travel read no travelling
+  // ghost and run in the bulk lane while the halos travel; the slabs around them after the
+  // unpack. A frame moves the field to the other set whatever its steps (current_).
   Frame build_steps_frame(int steps, std::size_t set) {
     const StepFrame frame_steps(one_step(grid_, kStar), steps, kMostHeatStepsPerFrame, kStepsField);
     const std::array<bool, 3> travelling = exchange_.remote_axes();
-    const std::array<Buffer*, 2> fields{&u_, &u_new_};
+    const T* from = (set == 0 ? u_ : u_new_).template as<const T>();
+    T* to = (set == 0 ? u_new_ : u_).template as<T>();
     FramePlan plan(fmt::format("heat3d {} steps {}", steps, set == 0 ? "even" : "odd"),
                    EdgeRule::strict);
-    plan.name_field(u_.as<const T>(), "u");
-    plan.name_field(u_new_.as<const T>(), "u_new");
+    plan.name_field(from, set == 0 ? "u" : "u_new");
+    plan.name_field(to, set == 0 ? "u_new" : "u");
     const ExchangeNodes nodes = exchange_.add_to(plan, {}, set);
-    const auto add_sub_step = [&](int s, const Box& box, NodeOptions options) {
-      const T* from = fields[(set + static_cast<std::size_t>(s) - 1) % 2]->template as<const T>();
-      T* to = fields[(set + static_cast<std::size_t>(s)) % 2]->template as<T>();
+    // The pass reads `steps` cells around its box along every axis: heat3d's axes all wrap, so
+    // every one is exchanged, k deep.
+    if (frame_steps.exchanged() != std::array<bool, 3>{true, true, true}) {
+      throw Error("heat3d: a frame of several steps with an axis whose ghosts are not exchanged");
+    }
+    const CellSplit cells = split_box(owned_, frame_steps.before_halos(steps, owned_, travelling));
+    const int reach = steps;
+    const auto add_pass = [&](const Box& box, NodeOptions options) {
       const kernels::CellBox cell = cell_box(box, layout_);
-      options.access = {reads(from, grown(box, {1, 1, 1})), writes(to, box)};
-      // The walk of one-step frames (no x images: the ghosts come from the exchange, k deep), so
-      // a sub-step costs what a step of k = 1 costs for its cells, with the same bits.
-      plan.add_kernel(std::move(options), kernels::heat_kernel<T>(false),
-                      kernels::heat_launch(cell), cell, false, coefficients_, from, to);
+      options.access = {reads(from, grown(box, {reach, reach, reach})), writes(to, box)};
+      plan.add_kernel(std::move(options), kernels::heat_deep_kernel<T>(steps),
+                      kernels::heat_deep_launch(cell, steps), cell, coefficients_, from, to);
     };
-    std::vector<std::string> inner_before;  // the last sub-step's part before the halos
-    std::vector<std::string> all_before;    // every node of the sub-step before
-    for (int s = 1; s <= steps; ++s) {
-      const Box computed = frame_steps.computed(s, owned_);
-      const CellSplit cells = split_box(computed, frame_steps.before_halos(s, owned_, travelling));
-      std::vector<std::string> all;
-      std::vector<std::string> inner;
-      if (!cells.interior.empty()) {
-        std::vector<std::string> after = s == 1 ? nodes.after_self() : inner_before;
-        if (s == 2) after.push_back(nodes.pack);
-        inner.push_back(fmt::format("sub-step.{}.interior", s));
-        add_sub_step(s, cells.interior, {.name = inner.back(), .after = std::move(after)});
-        all.push_back(inner.back());
-      }
-      for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
-        std::vector<std::string> after = all_before;
-        after.push_back(nodes.unpack);
-        all.push_back(fmt::format("sub-step.{}.boundary.{}", s, i));
-        add_sub_step(s, cells.boundary[i],
-                     {.name = all.back(), .lane = Lane::communication, .after = std::move(after)});
-      }
-      // A part that is empty (a share too thin) hands its wait on to the next sub-step's.
-      if (!inner.empty()) inner_before = std::move(inner);
-      all_before = std::move(all);
+    if (!cells.interior.empty()) {
+      add_pass(cells.interior, {.name = "interior", .after = nodes.after_self()});
+    }
+    for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
+      add_pass(cells.boundary[i], {.name = fmt::format("boundary.{}", i),
+                                   .lane = Lane::communication,
+                                   .after = {nodes.unpack}});
     }
     Frame frame(std::move(plan), config_.run.executor, config_.run.frame_options());
     exchange_.use_field_set(frame, set);
@@ -519,7 +548,7 @@ class HeatStepping final : public SteppingState {
   Buffer u_;
   Buffer u_new_;
   const SineMode mode_;
-  const bool x_images_;
+  const kernels::HeatImages images_;
   const std::vector<T> initial_;
   HaloExchange<T> exchange_;
   const double dt_;
@@ -529,6 +558,8 @@ class HeatStepping final : public SteppingState {
   //! [steps - 1][parity of the first step]: the frames of 1 to k steps.
   std::vector<std::array<Frame, 2>> frames_;
   std::optional<FrameLoops> loops_;  // run.frames_per_launch > 1: the k-step frames as loops
+  std::size_t current_ = 0;          // the field's set: 0 u, 1 u_new (each frame swaps them)
+  int done_ = 0;                     // the steps the field has taken (save's layout)
 };
 
 }  // namespace

@@ -29,10 +29,10 @@ struct HeatConfig {
   //! terms of space and time against each other: avoid it when measuring the order.)
   double dt = 0;
   //! Steps one frame takes, 1 to kMostHeatStepsPerFrame, or kAutoHeatStepsPerFrame: with k,
-  //! ghosts k deep, one halo exchange a frame, then k sub-steps, the first ones also computing the
-  //! ghost layers the later ones read (haloflow::StepFrame). Every value is the same bits whatever
-  //! k. A frame before a step the run must see (an output, a checkpoint, the end) takes fewer
-  //! steps.
+  //! ghosts k deep, one halo exchange a frame, then one pass of k steps (the deep pass, which
+  //! also computes the ghost layers its later steps read: haloflow::StepFrame). Every value is the
+  //! same bits whatever k. A frame before a step the run must see (an output, a checkpoint, the
+  //! end) takes fewer steps.
   int steps_per_frame = 1;
   RunOptions run;
 };

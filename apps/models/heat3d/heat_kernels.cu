@@ -11,8 +11,9 @@
 namespace haloflow::kernels {
 
 template <class T>
-HeatKernel<T> heat_kernel(bool x_images) {
-  return {x_images ? &heat_walk<T, true> : &heat_walk<T, false>, &heat_walk_on_host<T>, "heat"};
+HeatKernel<T> heat_kernel(HeatImages images) {
+  const bool any = images.x || images.y || images.z;
+  return {any ? &heat_walk<T, true> : &heat_walk<T, false>, &heat_walk_on_host<T>, "heat"};
 }
 
 LaunchShape heat_launch(const CellBox& box) {
@@ -41,7 +42,52 @@ LaunchShape heat_launch(const CellBox& box) {
                      .block = {width, height, 1}};
 }
 
-template HeatKernel<float> heat_kernel<float>(bool);
-template HeatKernel<double> heat_kernel<double>(bool);
+template <class T>
+HeatDeepKernel<T> heat_deep_kernel(int steps) {
+  switch (steps) {
+    case 2:
+      return {&heat_deep<T, 2>, &heat_deep_on_host<T, 2>, "heat deep 2"};
+    case 3:
+      return {&heat_deep<T, 3>, &heat_deep_on_host<T, 3>, "heat deep 3"};
+    case 4:
+      return {&heat_deep<T, 4>, &heat_deep_on_host<T, 4>, "heat deep 4"};
+    default:
+      throw Error("heat deep pass: " + std::to_string(steps) + " steps is not allowed; expected " +
+                  std::to_string(kHeatDeepFewest) + " to " + std::to_string(kHeatDeepMost));
+  }
+}
+
+LaunchShape heat_deep_launch(const CellBox& box, int steps) {
+  if (steps < kHeatDeepFewest || steps > kHeatDeepMost) {
+    throw Error("heat deep launch: " + std::to_string(steps) + " steps is not allowed; expected " +
+                std::to_string(kHeatDeepFewest) + " to " + std::to_string(kHeatDeepMost));
+  }
+  if (box.nx < 1 || box.ny < 1 || box.nz < 1) {
+    throw Error("heat deep launch: a box of " + std::to_string(box.nx) + " x " +
+                std::to_string(box.ny) + " x " + std::to_string(box.nz) +
+                " cells is not allowed; expected at least one cell per axis");
+  }
+  constexpr std::int64_t kGridLimit = 65535;  // CUDA's limit on grid.y and grid.z
+  const std::int64_t tile_x = kHeatDeepWidth - 2 * (steps - 1);
+  const std::int64_t tile_y = kHeatDeepHeight - 2 * (steps - 1);
+  const std::int64_t columns = (box.nx + tile_x - 1) / tile_x;
+  const std::int64_t rows = (box.ny + tile_y - 1) / tile_y;
+  const std::int64_t planes = heat_deep_planes(steps);
+  const std::int64_t runs = std::min((box.nz + planes - 1) / planes, kGridLimit);
+  if (columns > 0x7fffffff || rows > kGridLimit) {
+    throw Error("heat deep launch: a box of " + std::to_string(box.nx) + " x " +
+                std::to_string(box.ny) + " cells needs " + std::to_string(columns) + " x " +
+                std::to_string(rows) + " blocks, over CUDA's limits");
+  }
+  return LaunchShape{
+      .grid = {static_cast<unsigned>(columns), static_cast<unsigned>(rows),
+               static_cast<unsigned>(runs)},
+      .block = {static_cast<unsigned>(kHeatDeepWidth), static_cast<unsigned>(kHeatDeepHeight), 1}};
+}
+
+template HeatKernel<float> heat_kernel<float>(HeatImages);
+template HeatKernel<double> heat_kernel<double>(HeatImages);
+template HeatDeepKernel<float> heat_deep_kernel<float>(int);
+template HeatDeepKernel<double> heat_deep_kernel<double>(int);
 
 }  // namespace haloflow::kernels

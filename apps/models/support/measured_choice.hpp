@@ -17,7 +17,8 @@
 namespace haloflow::models {
 
 //! Steps each candidate is timed over, after two of its frames (whose first launches pay for
-//! set-up): whole frames of 1 to 4 steps.
+//! set-up): whole frames of 1 to 4 steps. With run.frames_per_launch above 1, three launches of
+//! that many frames after one (if more steps), so that the loop the run will launch is timed.
 inline constexpr int kMeasuredSteps = 12;
 
 //! One candidate of a measured choice: how to build its state, and the steps one of its frames
@@ -34,8 +35,10 @@ struct MeasuredChoice {
   //! could not be timed (its state stopped advancing first: a run that ends within the warm-up),
   //! and the first candidate is taken.
   std::vector<double> seconds_per_step;
-  int steps_timed = 0;  //!< kMeasuredSteps when measured
-  double seconds = 0;   //!< what measuring took on this rank, wall clock, set-up included
+  //! The fewest steps any candidate was timed over: kMeasuredSteps, or three launches of
+  //! run.frames_per_launch frames where that is more.
+  int steps_timed = 0;
+  double seconds = 0;  //!< what measuring took on this rank, wall clock, set-up included
 };
 
 //! \brief Builds, runs and drops each of `candidates` in turn on `run`'s executor, and takes the
