@@ -75,13 +75,18 @@ foreach(model_spelling "set|--set jacobi2d.nx=64 --set jacobi2d.ny=32 --set run.
     PASS_REGEX "steps=7 .*bytes_per_step=8192 steps_per_pass=2 .*final_norm=2.717838753e-01")
 endforeach()
 # Bytes a step physically moves: a frame of one step reads a and writes a_new each step (16384 B
-# at 64 x 32 float), one of two steps once for both (above, 8192 B); heat3d and euler2d one step.
+# at 64 x 32 float), one of two steps once for both (above, 8192 B); heat3d one step or a deep
+# pass of k; euler2d one step.
 haloflow_cli_test(cli_model_one_step_bytes
   COMMAND haloflow_model jacobi2d --executor host --nx 64 --ny 32 --steps 7 --steps-per-frame 1
   PASS_REGEX "read a \\+ write a_new\\); achieved.*bytes_per_step=16384 steps_per_pass=1 ")
 haloflow_cli_test(cli_model_heat3d_bytes
   COMMAND haloflow_model heat3d --executor host --nx 8 --steps 2
   PASS_REGEX "bytes_per_step=8192 steps_per_pass=1 ")
+# heat3d's deep pass: one read of u and one write of u_new for its k steps (here 4).
+haloflow_cli_test(cli_model_heat3d_deep_bytes
+  COMMAND haloflow_model heat3d --executor host --nx 8 --steps 8 --steps-per-frame 4
+  PASS_REGEX "bytes_per_step=2048 steps_per_pass=4 ")
 # euler2d RK3: the first stage reads and writes the 4 fields, two more read U as well (3 each),
 # the CFL monitor reads U: 9 x 4 x 16 x 16 doubles.
 haloflow_cli_test(cli_model_euler2d_bytes

@@ -337,7 +337,11 @@ class HeatStepping final : public SteppingState {
     const double cell_count = static_cast<double>(config_.cells[0]) *
                               static_cast<double>(config_.cells[1]) *
                               static_cast<double>(config_.cells[2]);
-    result.bytes_per_step = 2.0 * cell_count * static_cast<double>(sizeof(T));
+    // A pass reads u and writes u_new once, the deep pass for its k steps (a frame before an
+    // output, a checkpoint or the end, of fewer steps, takes a pass too).
+    result.steps_per_pass = step_frame_.steps();
+    result.bytes_per_step =
+        2.0 * cell_count * static_cast<double>(sizeof(T)) / result.steps_per_pass;
     result.amplitude_exact = exact_amplitude(config_.mode, config_.nu, result.final_time);
     result.amplitude_scheme = scheme_amplitude(
         {static_cast<double>(coefficients_.x), static_cast<double>(coefficients_.y),

@@ -53,7 +53,8 @@ struct HeatStepsChoice {
   double seconds = 0;   //!< what measuring took on this rank, wall clock, set-up included
 };
 
-//! bytes_per_step: read u + write u_new, 2 cells sizeof(T).
+//! bytes_per_step: read u + write u_new, 2 cells sizeof(T), over the steps a pass takes (k with k
+//! steps a frame: the deep pass).
 template <class T>
 struct HeatResult : StepMeasures {
   double dt = 0;
