@@ -28,7 +28,6 @@
 
 using haloflow::kernels::CellBox;
 using haloflow::kernels::HeatCoefficients;
-using haloflow::kernels::HeatImages;
 
 namespace {
 
@@ -135,16 +134,16 @@ __global__ void rows_walk(CellBox box, HeatCoefficients<double> c, const double*
   if (first >= last) return;
   haloflow::kernels::heat_walk_rows<double, kRows>(
       x + y * box.stride_y + (box.z0 + first) * box.stride_z, first, last, box.stride_y,
-      box.stride_z, c, u, u_new);
+      box.stride_z, c, u, u_new, false, false, 0);
 }
 
 // The model's walk with its registers bounded so that 8 blocks of 256 fit an SM (32 registers;
 // the model's kernel gets 40 in double with the x images, so 6 blocks). It spills: 966 to 973 us
 // at 14:55.
 __global__ void __launch_bounds__(256, 8)
-    bounded_walk(CellBox box, HeatImages images, HeatCoefficients<double> c,
+    bounded_walk(CellBox box, bool x_images, HeatCoefficients<double> c,
                  const double* __restrict__ u, double* __restrict__ u_new) {
-  haloflow::kernels::heat_walk_box<double, true>(box, images, c, u, u_new);
+  haloflow::kernels::heat_walk_box(box, x_images, c, u, u_new);
 }
 
 __global__ void copy(const double2* __restrict__ a, double2* __restrict__ b, std::int64_t n) {
@@ -217,7 +216,7 @@ int main(int argc, char** argv) {
     old_heat_box<<<dim3(16, 16, 512), dim3(32, 8)>>>(box, c, u, u_new);
     haloflow::kernels::heat_walk<double, false>
         <<<walk_grid(box, bx, by * haloflow::kernels::kHeatRowsPerThread, run), dim3(bx, by)>>>(
-            box, HeatImages{}, c, u, u_new);
+            box, false, c, u, u_new);
     rows_walk<1><<<walk_grid(box, 64, 4, 4), dim3(64, 4)>>>(box, c, u, u_new);
     tiled_walk<32, 8><<<walk_grid(box, 32, 8, 64), dim3(32, 8)>>>(box, c, u, u_new);
     CHECK(cudaDeviceSynchronize());
@@ -260,8 +259,8 @@ int main(int argc, char** argv) {
         CellBox part = box;
         part.z0 = box.z0 + kN * w / workers;
         part.nz = box.z0 + kN * (w + 1) / workers - part.z0;
-        haloflow::kernels::heat_walk_on_host<double>({}, part, HeatImages{.x = x_images}, c,
-                                                     host.data(), result.data());
+        haloflow::kernels::heat_walk_on_host<double>({}, part, x_images, c, host.data(),
+                                                     result.data());
       });
     }
     for (auto& t : threads) t.join();
@@ -311,7 +310,7 @@ int main(int argc, char** argv) {
       const double us = time([&] {
         haloflow::kernels::heat_walk<double, false>
             <<<walk_grid(box, bx, by * haloflow::kernels::kHeatRowsPerThread, run), dim3(bx, by)>>>(
-                box, HeatImages{}, c, u, u_new);
+                box, false, c, u, u_new);
       });
       const std::string name = "walk (2 rows) " + std::to_string(bx) + "x" + std::to_string(by) +
                                " run " + std::to_string(run);
@@ -359,20 +358,19 @@ int main(int argc, char** argv) {
       reset();
       check("model walk, no images", time([&] {
               haloflow::kernels::heat_walk<double, false>
-                  <<<grid, dim3(bx, by)>>>(box, HeatImages{}, c, u, u_new);
+                  <<<grid, dim3(bx, by)>>>(box, false, c, u, u_new);
             }));
       reset();
       check_images("model walk, x images", time([&] {
                      haloflow::kernels::heat_walk<double, true>
-                         <<<grid, dim3(bx, by)>>>(box, HeatImages{.x = true}, c, u, u_new);
+                         <<<grid, dim3(bx, by)>>>(box, true, c, u, u_new);
                    }));
       reset();
-      check_images("bounded walk, x images", time([&] {
-                     bounded_walk<<<grid, dim3(bx, by)>>>(box, HeatImages{.x = true}, c, u, u_new);
-                   }));
+      check_images("bounded walk, x images",
+                   time([&] { bounded_walk<<<grid, dim3(bx, by)>>>(box, true, c, u, u_new); }));
       reset();
       check("bounded walk, no images",
-            time([&] { bounded_walk<<<grid, dim3(bx, by)>>>(box, HeatImages{}, c, u, u_new); }));
+            time([&] { bounded_walk<<<grid, dim3(bx, by)>>>(box, false, c, u, u_new); }));
     }
   }
   // One row per thread (the model's walk before) and four.

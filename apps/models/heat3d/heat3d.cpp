@@ -116,44 +116,20 @@ void for_owned_cells(const CartesianDecomposition& grid, const FieldLayout& layo
   }
 }
 
-//! The face ghosts of `field` along the axes of `images` set to their periodic images (the last
-//! owned layer below the first, the first above the last), as the walk keeps them from step to
-//! step on those axes (kernels::HeatImages).
+//! The x ghosts of `field` set to their periodic images (the last owned column below the first,
+//! the first above the last), as the walk keeps them from step to step when x wraps.
 template <class T>
-void fill_images(const FieldLayout& layout, kernels::HeatImages images, std::vector<T>& field) {
+void fill_x_images(const FieldLayout& layout, std::vector<T>& field) {
   const Box owned = layout.owned_box();
-  const std::array<bool, 3> wanted{images.x, images.y, images.z};
-  for (std::size_t axis = 0; axis < 3; ++axis) {
-    if (!wanted[axis]) continue;
-    const std::int64_t n = owned.hi[axis] - owned.lo[axis];
-    // The first owned layer, its image n cells up; the last, n cells down.
-    for (const auto& [layer, across] : {std::pair{owned.lo[axis], n}, {owned.hi[axis] - 1, -n}}) {
-      Box face = owned;
-      face.lo[axis] = layer;
-      face.hi[axis] = layer + 1;
-      for (std::int64_t k = face.lo[2]; k < face.hi[2]; ++k) {
-        for (std::int64_t j = face.lo[1]; j < face.hi[1]; ++j) {
-          for (std::int64_t i = face.lo[0]; i < face.hi[0]; ++i) {
-            std::array<std::int64_t, 3> image{i, j, k};
-            image[axis] += across;
-            field[static_cast<std::size_t>(layout.offset(image[0], image[1], image[2]))] =
-                field[static_cast<std::size_t>(layout.offset(i, j, k))];
-          }
-        }
-      }
+  const std::int64_t nx = owned.hi[0] - owned.lo[0];
+  for (std::int64_t k = owned.lo[2]; k < owned.hi[2]; ++k) {
+    for (std::int64_t j = owned.lo[1]; j < owned.hi[1]; ++j) {
+      const auto first = static_cast<std::size_t>(layout.offset(owned.lo[0], j, k));
+      const auto last = first + static_cast<std::size_t>(nx - 1);
+      field[first - 1] = field[last];
+      field[last + 1] = field[first];
     }
   }
-}
-
-//! The axes along which a frame of `steps` steps lets the walk write the ghosts (HeatImages):
-//! those a rank spans alone (every heat3d axis wraps), where ghosts on the rank itself are copied
-//! on the device (run.self_on_device), with one step a frame.
-kernels::HeatImages walk_images(const HeatConfig& config, const CartesianDecomposition& grid,
-                                int steps) {
-  const bool allowed = config.run.self_on_device && steps == 1;
-  const Coord3 ranks = grid.process_grid();
-  return {
-      .x = allowed && ranks[0] == 1, .y = allowed && ranks[1] == 1, .z = allowed && ranks[2] == 1};
 }
 
 }  // namespace
@@ -192,18 +168,19 @@ class HeatStepping final : public SteppingState {
         u_(Memory::device, bytes_, "heat3d u", backend_of(config.run.executor)),
         u_new_(Memory::device, bytes_, "heat3d u_new", backend_of(config.run.executor)),
         mode_(config.cells, config.mode),
-        // One rank along an axis (they all wrap): the walk writes its ghosts itself
-        // (kernels::HeatImages), so the exchange leaves them out (no self copy along it), and
-        // the first step finds them filled here. Not with several steps a frame: its deep pass
-        // reads ghosts k deep, which the exchange fills.
-        images_(walk_images(config, grid_, step_frame_.steps())),
+        // One rank along x (periodic): the walk writes the x ghosts itself (kernels::HeatKernel's
+        // x images), so the exchange leaves them out, and the first step finds them filled here.
+        // Not with several steps a frame: its deep pass reads x ghosts k deep, which the
+        // exchange fills.
+        x_images_(config.run.self_on_device && grid_.process_grid()[0] == 1 &&
+                  step_frame_.steps() == 1),
         initial_(uploaded(initial_field())),
         exchange_(halo_, communicator, {{u_.as<T>()}, {u_new_.as<T>()}},
                   backend_of(config.run.executor),
                   {.timeout = config.run.exchange_timeout,
                    .transport = config.run.transport,
                    .self_on_device = config.run.self_on_device,
-                   .self_left_to_kernels = {images_.x, images_.y, images_.z},
+                   .self_left_to_kernels = {x_images_, false, false},
                    .name = "halo"}),
         dt_(time_step(config)),
         coefficients_{coefficient(0), coefficient(1), coefficient(2)},
@@ -384,7 +361,7 @@ class HeatStepping final : public SteppingState {
     for_owned_cells(grid_, layout_, mode_, [&](std::int64_t at, double value) {
       initial[static_cast<std::size_t>(at)] = static_cast<T>(value);
     });
-    fill_images(layout_, images_, initial);
+    if (x_images_) fill_x_images(layout_, initial);
     return initial;
   }
 
@@ -412,7 +389,7 @@ class HeatStepping final : public SteppingState {
         }
       }
     }
-    fill_images(layout_, images_, values);
+    if (x_images_) fill_x_images(layout_, values);
     field.upload(values.data(), bytes_);
   }
 
@@ -440,26 +417,19 @@ class HeatStepping final : public SteppingState {
     const ExchangeNodes nodes = exchange_.add_to(plan, {}, set);
     const auto add_step = [&](const Box& box, NodeOptions options) {
       if (box.empty()) return;
-      // A sweep reads its box and one cell around it, and writes its box (and, along the axes
-      // of images_, the ghost images of its first and last layers).
-      const std::array<bool, 3> imaged{images_.x, images_.y, images_.z};
-      Coord3 images_reach{0, 0, 0};
-      for (std::size_t axis = 0; axis < 3; ++axis) {
-        if (!imaged[axis]) continue;
-        images_reach[axis] = layout_.ghost_width;
-        // Not cut along such an axis (no halo travels along it), so each box spans the owned
-        // range and its first and last layers are the faces.
-        if (box.lo[axis] != owned.lo[axis] || box.hi[axis] != owned.hi[axis]) {
-          throw Error(fmt::format(
-              "heat3d: a box that does not span the owned range of axis {}, whose images the walk "
-              "writes",
-              axis));
-        }
-      }
-      options.access = {reads(from, grown(box, {1, 1, 1})), writes(to, grown(box, images_reach))};
+      // A sweep reads its box and one cell around it, and writes its box (and, when x wraps,
+      // the ghost images of its first and last columns).
+      Box written = box;
+      if (x_images_) written = grown(box, {layout_.ghost_width, 0, 0});
+      options.access = {reads(from, grown(box, {1, 1, 1})), writes(to, written)};
       const kernels::CellBox cell = cell_box(box, layout_);
-      plan.add_kernel(std::move(options), kernels::heat_kernel<T>(images_),
-                      kernels::heat_launch(cell), cell, images_, coefficients_, from, to);
+      // Not cut along x when x wraps (no halo travels along it), so each box spans the owned x
+      // range and its first and last columns are the faces.
+      if (x_images_ && (box.lo[0] != owned.lo[0] || box.hi[0] != owned.hi[0])) {
+        throw Error("heat3d: a box that does not span the owned x range on a wrapping x axis");
+      }
+      plan.add_kernel(std::move(options), kernels::heat_kernel<T>(x_images_),
+                      kernels::heat_launch(cell), cell, x_images_, coefficients_, from, to);
     };
     add_step(cells.interior, {.name = "interior", .after = nodes.after_self()});
     for (std::size_t i = 0; i < cells.boundary.size(); ++i) {
@@ -552,7 +522,7 @@ class HeatStepping final : public SteppingState {
   Buffer u_;
   Buffer u_new_;
   const SineMode mode_;
-  const kernels::HeatImages images_;
+  const bool x_images_;
   const std::vector<T> initial_;
   HaloExchange<T> exchange_;
   const double dt_;

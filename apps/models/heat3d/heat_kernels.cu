@@ -11,9 +11,8 @@
 namespace haloflow::kernels {
 
 template <class T>
-HeatKernel<T> heat_kernel(HeatImages images) {
-  const bool any = images.x || images.y || images.z;
-  return {any ? &heat_walk<T, true> : &heat_walk<T, false>, &heat_walk_on_host<T>, "heat"};
+HeatKernel<T> heat_kernel(bool x_images) {
+  return {x_images ? &heat_walk<T, true> : &heat_walk<T, false>, &heat_walk_on_host<T>, "heat"};
 }
 
 LaunchShape heat_launch(const CellBox& box) {
@@ -72,8 +71,7 @@ LaunchShape heat_deep_launch(const CellBox& box, int steps) {
   const std::int64_t tile_y = kHeatDeepHeight - 2 * (steps - 1);
   const std::int64_t columns = (box.nx + tile_x - 1) / tile_x;
   const std::int64_t rows = (box.ny + tile_y - 1) / tile_y;
-  const std::int64_t planes = heat_deep_planes(steps);
-  const std::int64_t runs = std::min((box.nz + planes - 1) / planes, kGridLimit);
+  const std::int64_t runs = std::min((box.nz + kHeatDeepPlanes - 1) / kHeatDeepPlanes, kGridLimit);
   if (columns > 0x7fffffff || rows > kGridLimit) {
     throw Error("heat deep launch: a box of " + std::to_string(box.nx) + " x " +
                 std::to_string(box.ny) + " cells needs " + std::to_string(columns) + " x " +
@@ -85,8 +83,8 @@ LaunchShape heat_deep_launch(const CellBox& box, int steps) {
       .block = {static_cast<unsigned>(kHeatDeepWidth), static_cast<unsigned>(kHeatDeepHeight), 1}};
 }
 
-template HeatKernel<float> heat_kernel<float>(HeatImages);
-template HeatKernel<double> heat_kernel<double>(HeatImages);
+template HeatKernel<float> heat_kernel<float>(bool);
+template HeatKernel<double> heat_kernel<double>(bool);
 template HeatDeepKernel<float> heat_deep_kernel<float>(int);
 template HeatDeepKernel<double> heat_deep_kernel<double>(int);
 

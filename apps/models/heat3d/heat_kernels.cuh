@@ -40,11 +40,14 @@ HALOFLOW_HD inline T heat_value(T centre, T x_minus, T x_plus, T y_minus, T y_pl
 //! moves up, so each plane loads one new value per row from memory; the rows' own centre values
 //! are the y neighbours of the rows beside them, so only the row below the first and the row above
 //! the last come from memory (2 / kRows loads per cell, not 2); x neighbours are the neighbouring
-//! threads' loads (L1).
+//! threads' loads (L1). `low` / `high`: the column is the first / last of the owned x range on a
+//! wrapping x axis, and each new value is also written `nx` cells up / down, into the ghost across
+//! the box (its periodic image).
 template <class T, int kRows>
 __device__ inline void heat_walk_rows(std::int64_t i, std::int64_t first, std::int64_t last,
                                       std::int64_t sy, std::int64_t sz, HeatCoefficients<T> c,
-                                      const T* __restrict__ u, T* __restrict__ u_new) {
+                                      const T* __restrict__ u, T* __restrict__ u_new, bool low,
+                                      bool high, std::int64_t nx) {
   T below[kRows];
   T centre[kRows];
 #pragma unroll
@@ -62,8 +65,11 @@ __device__ inline void heat_walk_rows(std::int64_t i, std::int64_t first, std::i
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
       const std::int64_t at = i + k * sy;
-      u_new[at] = heat_value(centre[k], u[at - 1], u[at + 1], k == 0 ? south : centre[k - 1],
-                             k == kRows - 1 ? north : centre[k + 1], below[k], above[k], c);
+      const T value = heat_value(centre[k], u[at - 1], u[at + 1], k == 0 ? south : centre[k - 1],
+                                 k == kRows - 1 ? north : centre[k + 1], below[k], above[k], c);
+      u_new[at] = value;
+      if (low) u_new[at + nx] = value;
+      if (high) u_new[at - nx] = value;
     }
 #pragma unroll
     for (int k = 0; k < kRows; ++k) {
@@ -73,73 +79,13 @@ __device__ inline void heat_walk_rows(std::int64_t i, std::int64_t first, std::i
   }
 }
 
-//! After a thread's walk: the periodic images of the cells it wrote that lie on the box's first or
-//! last layer along an axis of `images`, copied into the ghosts across the box (n cells on), read
-//! back from `u_new` (the thread's own stores, which it sees in program order). Kept out of the
-//! walk's loop, with one copy loop for the six faces: the images' tests and offsets in the loop,
-//! or a loop per face, cost registers (48 to 56 in double, against 40 so), and with them blocks
-//! an SM (tools/labs/heat-deep-lab.cu measured the walk 1.6x slower at 512^3 with the tests in the
-//! loop). Only the threads on a face do anything: whole warps, but for the x faces' single lanes.
-template <class T>
-__device__ inline void heat_walk_images(const CellBox& box, HeatImages images,
-                                        T* __restrict__ u_new) {
-  constexpr int kRows = kHeatRowsPerThread;
-  const std::int64_t x = box.x0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::int64_t row =
-      (static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y) * kRows;
-  const std::int64_t run = (box.nz + gridDim.z - 1) / gridDim.z;
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.z) * run;
-  const std::int64_t last = first + run < box.nz ? first + run : box.nz;
-  const int rows = row + kRows <= box.ny ? kRows : 1;
-  const std::int64_t sy = box.stride_y;
-  const std::int64_t sz = box.stride_z;
-  const std::int64_t i = x + (box.y0 + row) * sy + (box.z0 + first) * sz;
-  // Six faces, one copy loop (emitted once: each face's own loop costs registers). Face f: axis
-  // f / 2, first layer (even f, images n cells up) or last (odd f, down); an axis of one cell
-  // does both. Per face: which of the thread's rows and planes lie on it, and how far across.
-#pragma unroll 1
-  for (int face = 0; face < 6; ++face) {
-    const bool up = face % 2 == 0;
-    int k_first = 0;
-    int k_last = rows - 1;
-    std::int64_t z_first = first;
-    std::int64_t z_last = last;
-    std::int64_t across = 0;
-    bool on = false;
-    if (face < 2) {
-      on = images.x && x == (up ? box.x0 : box.x0 + box.nx - 1);
-      across = box.nx;
-    } else if (face < 4) {
-      on = images.y && (up ? row == 0 : row + rows == box.ny);
-      k_first = k_last = up ? 0 : rows - 1;
-      across = box.ny * sy;
-    } else {
-      on = images.z && (up ? first == 0 : last == box.nz);
-      z_first = up ? 0 : box.nz - 1;
-      z_last = z_first + 1;
-      across = box.nz * sz;
-    }
-    if (!on) continue;
-    if (!up) across = -across;
-#pragma unroll 1
-    for (std::int64_t z = z_first; z < z_last; ++z) {
-#pragma unroll 1
-      for (int k = k_first; k <= k_last; ++k) {
-        const std::int64_t at = i + (z - first) * sz + k * sy;
-        u_new[at + across] = u_new[at];
-      }
-    }
-  }
-}
-
 //! One thread's share of heat_walk: kHeatRowsPerThread (2) rows of an x column of the box (the
 //! last row of an odd box alone), walking a run of consecutive planes along z (heat_walk_rows).
 //! The run is the box's planes over grid.z (ceil(nz / grid.z)). Threads of a block: x fastest.
-//! `images`: the axes along which the box spans the owned range of a wrapping axis this rank
-//! holds alone (HeatKernel); its first and last cells along them also write the ghosts across
-//! (heat_walk_images).
-template <class T, bool kImages>
-__device__ inline void heat_walk_box(const CellBox& box, HeatImages images, HeatCoefficients<T> c,
+//! `x_images`: the box spans the owned x range of a wrapping x axis (HeatKernel), and its first
+//! and last columns also write the ghosts across the box.
+template <class T>
+__device__ inline void heat_walk_box(const CellBox& box, bool x_images, HeatCoefficients<T> c,
                                      const T* __restrict__ u, T* __restrict__ u_new) {
   constexpr int kRows = kHeatRowsPerThread;
   const std::int64_t x = box.x0 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -152,22 +98,24 @@ __device__ inline void heat_walk_box(const CellBox& box, HeatImages images, Heat
   if (first >= last) return;
   const std::int64_t i = x + (box.y0 + row) * box.stride_y + (box.z0 + first) * box.stride_z;
   static_assert(kRows == 2, "the last row of an odd box is walked alone");
-  const int rows = row + kRows <= box.ny ? kRows : 1;
-  if (rows == kRows) {
-    heat_walk_rows<T, kRows>(i, first, last, box.stride_y, box.stride_z, c, u, u_new);
+  const bool low = x_images && x == box.x0;
+  const bool high = x_images && x == box.x0 + box.nx - 1;
+  if (row + kRows <= box.ny) {
+    heat_walk_rows<T, kRows>(i, first, last, box.stride_y, box.stride_z, c, u, u_new, low, high,
+                             box.nx);
   } else {
-    heat_walk_rows<T, 1>(i, first, last, box.stride_y, box.stride_z, c, u, u_new);
+    heat_walk_rows<T, 1>(i, first, last, box.stride_y, box.stride_z, c, u, u_new, low, high,
+                         box.nx);
   }
-  if constexpr (kImages) heat_walk_images(box, images, u_new);
 }
 
-//! The model's kernel (heat_walk_box), one per kImages: `images` is honoured only where kImages
-//! is set (heat_kernel picks the kernel by it), so the walk without images carries none of their
-//! code.
+//! The model's kernel (heat_walk_box), one per kImages: the walk that writes x images needs 40
+//! registers in double (6 blocks of 256 per SM), the one that does not keeps 32 (8 blocks).
+//! `x_images` is honoured only where kImages is set (heat_kernel picks the kernel by it).
 template <class T, bool kImages>
-__global__ void heat_walk(CellBox box, HeatImages images, HeatCoefficients<T> c,
+__global__ void heat_walk(CellBox box, bool x_images, HeatCoefficients<T> c,
                           const T* __restrict__ u, T* __restrict__ u_new) {
-  heat_walk_box<T, kImages>(box, images, c, u, u_new);
+  heat_walk_box(box, kImages && x_images, c, u, u_new);
 }
 
 //! Several steps in one pass (temporal blocking, the 2.5D form): a block of kWidth x kHeight
@@ -181,7 +129,7 @@ __global__ void heat_walk(CellBox box, HeatImages images, HeatCoefficients<T> c,
 //! again by the neighbouring block (the redundant work). Each stage's value is heat_value of the
 //! stage before, exactly the operations of kSteps single steps, so the bits are those of the
 //! sub-steps (heat_deep_on_host).
-template <class T, int kSteps, int kWidth, int kHeight, int kAhead = 2>
+template <class T, int kSteps, int kWidth, int kHeight>
 __device__ inline void heat_deep_box(const CellBox& box, HeatCoefficients<T> c,
                                      const T* __restrict__ u, T* __restrict__ out) {
   static_assert(kSteps >= 2, "one step is heat_walk's");
@@ -214,22 +162,9 @@ __device__ inline void heat_deep_box(const CellBox& box, HeatCoefficients<T> c,
   T window[kSteps][3];
 #pragma unroll
   for (int j = 0; j < kSteps; ++j) window[j][0] = window[j][1] = window[j][2] = T(0);
-  // The planes of u ahead of the walk, loaded kAhead planes before they are used, so that each
-  // thread keeps kAhead + 1 loads in flight through a plane's barrier (one exposed load a plane
-  // left the pass at half the copy bandwidth at 512^3); none past the ghosts. kAhead 0: each
-  // plane loaded where it is used.
-  const std::int64_t u_last = last + kSteps - 1;  // the last plane of u the walk reads
-  T ahead[kAhead > 0 ? kAhead : 1];
-#pragma unroll
-  for (int a = 0; a < kAhead; ++a) ahead[a] = T(0);
   if (top >= 1) {
     window[0][1] = u[column + (first - kSteps) * sz];
     window[0][2] = u[column + (first - kSteps + 1) * sz];
-#pragma unroll
-    for (int a = 0; a < kAhead; ++a) {
-      const std::int64_t plane = first - kSteps + 2 + a;
-      if (plane <= u_last) ahead[a] = u[column + plane * sz];
-    }
   }
   int parity = 0;
   // l1: the plane stage 1 computes; stage j computes l1 - (j - 1), within its planes
@@ -238,15 +173,7 @@ __device__ inline void heat_deep_box(const CellBox& box, HeatCoefficients<T> c,
     if (top >= 1) {
       window[0][0] = window[0][1];
       window[0][1] = window[0][2];
-      if constexpr (kAhead == 0) {
-        window[0][2] = u[column + (l1 + 1) * sz];
-      } else {
-        window[0][2] = ahead[0];  // plane l1 + 1
-#pragma unroll
-        for (int a = 0; a + 1 < kAhead; ++a) ahead[a] = ahead[a + 1];
-        const std::int64_t plane = l1 + 1 + kAhead;
-        if (plane <= u_last) ahead[kAhead - 1] = u[column + plane * sz];
-      }
+      window[0][2] = u[column + (l1 + 1) * sz];
     }
 #pragma unroll
     for (int j = 1; j <= kSteps; ++j) {
@@ -291,15 +218,13 @@ __global__ void __launch_bounds__(kHeatDeepWidth* kHeatDeepHeight)
   heat_deep_box<T, kSteps, kHeatDeepWidth, kHeatDeepHeight>(box, c, u, out);
 }
 
-//! The CPU twin: planes, rows, then x, each cell through heat_value, and the images written as on
-//! the GPU.
+//! The CPU twin: planes, rows, then x, each cell through heat_value, and the x images written as
+//! on the GPU.
 template <class T>
-void heat_walk_on_host(const LaunchShape& /*shape*/, CellBox box, HeatImages images,
+void heat_walk_on_host(const LaunchShape& /*shape*/, CellBox box, bool x_images,
                        HeatCoefficients<T> c, const T* u, T* u_new) {
   const std::int64_t sy = box.stride_y;
   const std::int64_t sz = box.stride_z;
-  const std::int64_t y_span = box.ny * sy;
-  const std::int64_t z_span = box.nz * sz;
   for (std::int64_t z = box.z0; z < box.z0 + box.nz; ++z) {
     for (std::int64_t y = box.y0; y < box.y0 + box.ny; ++y) {
       const std::int64_t row = y * sy + z * sz;
@@ -308,12 +233,8 @@ void heat_walk_on_host(const LaunchShape& /*shape*/, CellBox box, HeatImages ima
         const T value =
             heat_value(u[i], u[i - 1], u[i + 1], u[i - sy], u[i + sy], u[i - sz], u[i + sz], c);
         u_new[i] = value;
-        if (images.x && x == box.x0) u_new[i + box.nx] = value;
-        if (images.x && x == box.x0 + box.nx - 1) u_new[i - box.nx] = value;
-        if (images.y && y == box.y0) u_new[i + y_span] = value;
-        if (images.y && y == box.y0 + box.ny - 1) u_new[i - y_span] = value;
-        if (images.z && z == box.z0) u_new[i + z_span] = value;
-        if (images.z && z == box.z0 + box.nz - 1) u_new[i - z_span] = value;
+        if (x_images && x == box.x0) u_new[i + box.nx] = value;
+        if (x_images && x == box.x0 + box.nx - 1) u_new[i - box.nx] = value;
       }
     }
   }
@@ -344,7 +265,7 @@ void heat_deep_on_host(const LaunchShape& /*shape*/, CellBox box, HeatCoefficien
                        .stride_y = box.stride_y,
                        .stride_z = box.stride_z};
     T* to = s == steps ? out : stages[s % 2].data();
-    heat_walk_on_host<T>(LaunchShape{}, part, HeatImages{}, c, from, to);
+    heat_walk_on_host<T>(LaunchShape{}, part, false, c, from, to);
     from = to;
   }
 }

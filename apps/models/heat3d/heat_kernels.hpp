@@ -24,29 +24,20 @@ struct HeatCoefficients {
   T z = 0;
 };
 
-//! The axes along which a walk writes periodic images: the axis wraps, this rank spans it alone
-//! and the walked box spans the owned range along it. Each new value of the box's first and last
-//! cells along such an axis is also written into the ghost across the box (its periodic image),
-//! where the next step reads it, so no copy of those faces is needed between steps
-//! (ExchangeOptions::self_left_to_kernels). A copy of a face is a kernel of its own in every
-//! frame (and an x face touches a cache line per cell: docs/benchmarks.md); here the image lands
-//! in a line that the row's other cells write anyway. The ghosts must hold the images before the
-//! first step.
-struct HeatImages {
-  bool x = false;
-  bool y = false;
-  bool z = false;
-};
-
-//! (box, images, coefficients, u, u_new): one step over `box`, writing the images `images` asks.
+//! (box, x_images, coefficients, u, u_new): one step over `box`. `x_images`: x is a periodic axis
+//! this rank spans alone and `box` spans its owned x range; each new value of the first and last
+//! columns is also written into the ghost across the box (its periodic image), where the next
+//! step reads it, so no copy of the x faces is needed between steps
+//! (ExchangeOptions::self_left_to_kernels). A copy of an x face touches a cache line per cell (a
+//! measurable share of the step: docs/benchmarks.md); here the image lands in a line that the
+//! row's other cells write anyway. The ghosts must hold the images before the first step.
 template <class T>
-using HeatKernel = KernelRef<CellBox, HeatImages, HeatCoefficients<T>, const T*, T*>;
+using HeatKernel = KernelRef<CellBox, bool, HeatCoefficients<T>, const T*, T*>;
 
-//! The heat kernel: the walk compiled with the images where `images` asks for any (the same value
-//! must be passed as the kernel's argument), without them otherwise, so that it keeps 32
-//! registers.
+//! The heat kernel: the walk compiled with the x images where `x_images` (the same value must be
+//! passed as the kernel's argument), without them otherwise, so that it keeps 32 registers.
 template <class T>
-HeatKernel<T> heat_kernel(HeatImages images);
+HeatKernel<T> heat_kernel(bool x_images);
 
 //! The walk's block shape, rows and run: the fastest of tools/heat-kernel-lab.cu's shapes at 512^3
 //! double on an H200 (the times of each: docs/benchmarks.md).
@@ -69,9 +60,7 @@ inline constexpr int kHeatDeepHeight = 16;
 //! The planes a block of the deep pass walks: 32 (each run recomputes 2 (steps - 1) planes of the
 //! runs beside it, so deeper passes want longer runs; tools/labs/heat-deep-lab.cu's fastest at
 //! 512^3 for 2 to 4 steps and at 128^3 for 3 and 4; 16 was 8 % faster at 128^3 with 2).
-[[nodiscard]] constexpr std::int64_t heat_deep_planes(int /*steps*/) {
-  return 32;
-}
+inline constexpr std::int64_t kHeatDeepPlanes = 32;
 
 //! (box, coefficients, u, out): `steps` steps over `box` in one pass (heat_deep_box), reading `u`
 //! up to `steps` cells around the box (ghosts that deep) and writing only the box of `out`, the
@@ -90,7 +79,7 @@ HeatDeepKernel<T> heat_deep_kernel(int steps);
 
 //! The launch of heat_deep_kernel(steps) over `box`: a block a tile of columns (kHeatDeepWidth x
 //! kHeatDeepHeight threads, the tile 2 (steps - 1) narrower each way), a run of
-//! heat_deep_planes(steps) planes a block.
+//! kHeatDeepPlanes planes a block.
 //! \throws Error for an empty box, a number of steps heat_deep_kernel refuses, or a box too large
 //! for CUDA's grid.
 [[nodiscard]] LaunchShape heat_deep_launch(const CellBox& box, int steps);
